@@ -1,0 +1,139 @@
+// Device: a value naming one piece of hardware ({type, index}, like c10's
+// Device), and the runtime behind it: its MemPool, its random generator and its
+// Scheduler. Every kernel reaches the hardware through Device::Exec, which runs
+// the closure now (eager) or records it while a graph is being captured, so
+// graph mode needs no change to any op.
+//
+//   Device cpu = Device::Cpu();
+//   auto block = std::make_shared<Block>(cpu, 1024);
+//   cpu.Exec([&] { Fill(block->data()); }, {}, {});   // runs now
+//   cpu.EnableGraph(true);  ...ops are recorded...   cpu.EnableGraph(false);
+//   cpu.RunGraph();                                   // replays the recording
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "singa/core/dtype.h"
+#include "singa/core/mempool.h"
+
+namespace singa {
+
+enum class DeviceType : uint8_t { kCpu = 0, kCuda = 1, kOpenCL = 2 };
+
+class Block;
+class DeviceRuntime;
+class Tensor;
+
+struct Device {
+  DeviceType type = DeviceType::kCpu;
+  int index = 0;
+
+  static Device Cpu() { return Device{}; }
+  // Throws UnsupportedOp: this build has no CUDA/OpenCL runtime.
+  static Device Cuda(int index = 0);
+  static Device OpenCL(int index = 0);
+
+  friend bool operator==(const Device&, const Device&) = default;
+  std::string ToString() const;  // "cpu:0"
+
+  DeviceRuntime& runtime() const;
+  MemPool& mem_pool() const;
+
+  // Runs `fn` now, or records it (with the blocks it reads and writes) while a
+  // graph is being captured on this device.
+  template <class F>
+  void Exec(F&& fn, std::span<const Tensor> reads, std::span<const Tensor> writes) const;
+
+  // Graph capture and replay (SINGA's Scheduler).
+  void EnableGraph(bool enable) const;
+  bool graph_enabled() const;
+  void RunGraph(bool sequential = false) const;
+  void ResetGraph() const;
+  size_t graph_size() const;  // ops recorded
+  void Sync() const {}        // CPU ops complete before Exec returns
+
+  void SetRandSeed(uint64_t seed) const;
+  std::mt19937_64& rng() const;
+  void SetVerbosity(int level) const;
+};
+
+// A device allocation: the storage a Tensor views. Memory comes from the
+// device's MemPool and is allocated on first access to data() (SINGA's lazy
+// allocation), so a recorded graph can place it later. A string block
+// constructs std::string objects in place.
+class Block {
+ public:
+  Block(Device device, size_t bytes, DType dtype = DType::kUInt8);
+  // Wraps memory owned elsewhere (e.g. a numpy array); `owner` keeps it alive.
+  Block(Device device, void* data, size_t bytes, std::shared_ptr<void> owner);
+  ~Block();
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+  void* data() {
+    if (!ptr_ && bytes_) Allocate();
+    return ptr_;
+  }
+  bool allocated() const { return ptr_ != nullptr || bytes_ == 0; }
+  size_t size() const { return bytes_; }
+  Device device() const { return device_; }
+
+ private:
+  void Allocate();
+  Device device_;
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+  DType dtype_;
+  std::shared_ptr<void> owner_;  // set for wrapped memory
+};
+
+// Per-device state; reached through Device::runtime().
+class DeviceRuntime {
+ public:
+  struct Op {
+    std::function<void()> fn;
+    std::vector<std::shared_ptr<Block>> reads, writes;
+  };
+
+  MemPool& mem_pool() { return pool_; }
+  bool capturing() const { return capturing_; }
+  void Record(Op op) { graph_.push_back(std::move(op)); }
+  void EnableGraph(bool enable) { capturing_ = enable; }
+  void RunGraph(bool sequential);
+  void ResetGraph() { graph_.clear(); }
+  size_t graph_size() const { return graph_.size(); }
+  std::mt19937_64& rng() { return rng_; }
+  int verbosity = 0;
+
+ private:
+  MemPool pool_;
+  bool capturing_ = false;
+  std::vector<Op> graph_;
+  std::mt19937_64 rng_{0};
+};
+
+namespace internal {
+std::shared_ptr<Block> BlockOf(const Tensor& t);
+}
+
+template <class F>
+void Device::Exec(F&& fn, std::span<const Tensor> reads, std::span<const Tensor> writes) const {
+  DeviceRuntime& rt = runtime();
+  if (!rt.capturing()) {
+    fn();
+    return;
+  }
+  DeviceRuntime::Op op{std::function<void()>(std::forward<F>(fn)), {}, {}};
+  for (const Tensor& t : reads) op.reads.push_back(internal::BlockOf(t));
+  for (const Tensor& t : writes) op.writes.push_back(internal::BlockOf(t));
+  rt.Record(std::move(op));
+}
+
+}  // namespace singa

@@ -1,0 +1,368 @@
+// The operator registry. One file in src/ops/ registers everything about one
+// ONNX operator: name, opset, inputs, attributes with the spec's defaults,
+// dtype constraints, shape inference and kernels. The dispatcher, the Python
+// binding (and later the importer, exporter and autograd) know no op by name:
+// they walk this registry.
+//
+//   struct LeakyReluAttrs { float alpha = 0.01f; };
+//   void LeakyReluForward(KernelCtx& k, const LeakyReluAttrs& a) { ... }
+//
+//   SINGA_REGISTER_OP(LeakyRelu, LeakyReluAttrs)
+//       .since_opset(6)
+//       .inputs({"X"}).outputs({"Y"})
+//       .attr("alpha", &LeakyReluAttrs::alpha)
+//       .dtypes(dtypes::kFloats)
+//       .infer(SameAsInput(0))
+//       .kernel(LeakyReluForward);
+//
+//   TensorList y = CallOp("LeakyRelu", {x}, {{"alpha", 0.2f}});
+//
+// Inputs and outputs are named as in the spec: a trailing '?' marks an
+// optional one, a trailing '...' a variadic (last) one. An absent optional
+// input is an undefined Tensor.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "singa/core/tensor.h"
+
+namespace singa {
+
+// Newest ai.onnx opset this build implements ops up to.
+inline constexpr int kLatestOpset = 25;
+
+using AttrValue = std::variant<std::monostate, int64_t, float, std::string, Tensor,
+                               std::vector<int64_t>, std::vector<float>,
+                               std::vector<std::string>, std::vector<Tensor>>;
+using AttrMap = std::map<std::string, AttrValue, std::less<>>;
+
+struct TensorSpec {
+  DType dtype;
+  Shape shape;
+};
+using SpecList = std::vector<TensorSpec>;
+
+// Which CPU kernel runs when an op registers both a fast and a reference one.
+enum class KernelVariant { kFast, kReference };
+// Selects the kernel variant for this thread while alive (tests use it).
+class KernelVariantGuard {
+ public:
+  explicit KernelVariantGuard(KernelVariant v);
+  ~KernelVariantGuard();
+  static KernelVariant current();
+
+ private:
+  KernelVariant prev_;
+};
+
+class OpSchema;
+
+// What shape inference sees: the op, the inputs (with their values: shape
+// inference may read small inputs such as Reshape's `shape`), and how many
+// outputs the caller asked for.
+class InferCtx {
+ public:
+  InferCtx(const OpSchema& op, std::span<const Tensor> inputs, int num_outputs,
+           std::string_view node)
+      : op_(op), inputs_(inputs), num_outputs_(num_outputs), node_(node) {}
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  bool has_input(int i) const { return i < num_inputs() && inputs_[i].defined(); }
+  const Tensor& input(int i) const;
+  const Shape& shape(int i) const { return input(i).shape(); }
+  DType dtype(int i) const { return input(i).dtype(); }
+  int64_t rank(int i) const { return input(i).ndim(); }
+  int num_outputs() const { return num_outputs_; }
+  const OpSchema& op() const { return op_; }
+  // "Conv (node 'conv1')": prefix for error messages.
+  std::string where() const;
+  // "X: float32[1,3,224,224], W: float32[...]" for error messages.
+  std::string inputs_string() const;
+
+ private:
+  const OpSchema& op_;
+  std::span<const Tensor> inputs_;
+  int num_outputs_;
+  std::string_view node_;
+};
+
+// What a kernel sees: inputs and preallocated outputs.
+struct KernelCtx {
+  std::span<const Tensor> inputs;
+  std::span<Tensor> outputs;
+  bool has_input(int i) const { return i < static_cast<int>(inputs.size()) && inputs[i].defined(); }
+  const Tensor& input(int i) const { return inputs[i]; }
+  const Tensor& output(int i) const { return outputs[i]; }
+  int num_inputs() const { return static_cast<int>(inputs.size()); }
+  int num_outputs() const { return static_cast<int>(outputs.size()); }
+};
+
+struct AttrInfo {
+  std::string name;
+  bool required = false;
+  AttrValue default_value;  // the struct's initial value (monostate when unset)
+};
+
+class OpSchema {
+ public:
+  using ParseFn = std::function<std::shared_ptr<const void>(const AttrMap&, const InferCtx&)>;
+  using DumpFn = std::function<AttrMap(const void*)>;
+  using InferFn = std::function<SpecList(const InferCtx&, const void*)>;
+  using KernelFn = std::function<void(KernelCtx&, const void*)>;
+  // Computes outputs as views of the inputs (Reshape, Squeeze, ...): no kernel runs.
+  using AliasFn = std::function<TensorList(const InferCtx&, const void*)>;
+
+  struct DTypeRule {
+    std::vector<DType> allowed;
+    std::vector<int> inputs;  // all of these must have one dtype from `allowed`
+  };
+
+  std::string name, domain;
+  int since_version = 1;
+  std::vector<std::string> input_names, output_names;  // with '?' / '...' marks
+  std::vector<AttrInfo> attrs;
+  std::vector<DTypeRule> dtype_rules;
+  ParseFn parse;
+  DumpFn dump;
+  InferFn infer;
+  KernelFn kernel, reference;
+  AliasFn alias;
+
+  int min_inputs() const;
+  int max_inputs() const;  // INT_MAX when variadic
+  int min_outputs() const;
+  int max_outputs() const;
+  const AttrInfo* find_attr(std::string_view attr) const;
+
+  // Parses attributes (type-checked, defaults applied, unknown names rejected).
+  std::shared_ptr<const void> ParseAttrs(const AttrMap& attrs, std::span<const Tensor> inputs,
+                                         std::string_view node = "") const;
+  // Runs the op: checks inputs and dtypes, infers output specs, allocates the
+  // outputs and executes the kernel through Device::Exec. num_outputs < 0
+  // asks for every non-optional output.
+  TensorList Run(std::span<const Tensor> inputs, const std::shared_ptr<const void>& attrs,
+                 int num_outputs = -1, std::string_view node = "") const;
+  // Shape inference only.
+  SpecList Infer(std::span<const Tensor> inputs, const void* attrs, int num_outputs = -1,
+                 std::string_view node = "") const;
+
+ private:
+  void CheckInputs(const InferCtx& ctx) const;
+  int ResolveNumOutputs(int requested, const InferCtx& ctx) const;
+};
+
+class OpRegistry {
+ public:
+  static void Add(std::unique_ptr<OpSchema> schema);
+  // The version of `name` for a model of opset `opset`: the highest
+  // since_version not above it. Null when none.
+  static const OpSchema* Find(std::string_view name, int opset = kLatestOpset,
+                              std::string_view domain = "");
+  // Like Find, but throws UnsupportedOp naming the op, opset and domain.
+  static const OpSchema& Get(std::string_view name, int opset = kLatestOpset,
+                             std::string_view domain = "");
+  static std::vector<const OpSchema*> All();
+};
+
+// Runs an op by name with generic attributes.
+TensorList CallOp(std::string_view name, std::span<const Tensor> inputs, const AttrMap& attrs = {},
+                  int opset = kLatestOpset, int num_outputs = -1);
+inline TensorList CallOp(std::string_view name, std::initializer_list<Tensor> inputs,
+                         const AttrMap& attrs = {}, int opset = kLatestOpset,
+                         int num_outputs = -1) {
+  return CallOp(name, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, opset,
+                num_outputs);
+}
+
+// ---- attribute conversion (used by OpBuilder) ----------------------------
+namespace attr_detail {
+
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+[[noreturn]] void TypeMismatch(const InferCtx& ctx, std::string_view attr, std::string_view want,
+                               const AttrValue& got);
+
+template <class M>
+M FromAttr(const AttrValue& v, const InferCtx& ctx, std::string_view name) {
+  if constexpr (IsOptional<M>::value) {
+    return FromAttr<typename M::value_type>(v, ctx, name);
+  } else if constexpr (std::is_same_v<M, bool>) {
+    if (auto* i = std::get_if<int64_t>(&v)) return *i != 0;
+    TypeMismatch(ctx, name, "int", v);
+  } else if constexpr (std::is_same_v<M, DType>) {
+    if (auto* i = std::get_if<int64_t>(&v)) {
+      SINGA_CHECK(*i > 0 && *i < kNumDTypes, DTypeError,
+                  ctx.where() << ": attribute '" << name << "' is not a dtype code: " << *i);
+      return static_cast<DType>(*i);
+    }
+    if (auto* s = std::get_if<std::string>(&v)) return DTypeFromName(*s);
+    TypeMismatch(ctx, name, "int (dtype)", v);
+  } else if constexpr (std::is_integral_v<M>) {
+    if (auto* i = std::get_if<int64_t>(&v)) return static_cast<M>(*i);
+    TypeMismatch(ctx, name, "int", v);
+  } else if constexpr (std::is_floating_point_v<M>) {
+    if (auto* f = std::get_if<float>(&v)) return static_cast<M>(*f);
+    if (auto* i = std::get_if<int64_t>(&v)) return static_cast<M>(*i);
+    TypeMismatch(ctx, name, "float", v);
+  } else if constexpr (std::is_same_v<M, std::vector<float>>) {
+    if (auto* f = std::get_if<std::vector<float>>(&v)) return *f;
+    if (auto* i = std::get_if<std::vector<int64_t>>(&v)) return std::vector<float>(i->begin(), i->end());
+    TypeMismatch(ctx, name, "floats", v);
+  } else {
+    if (auto* m = std::get_if<M>(&v)) return *m;
+    TypeMismatch(ctx, name, "matching", v);
+  }
+}
+
+template <class M>
+AttrValue ToAttr(const M& m) {
+  if constexpr (IsOptional<M>::value) {
+    return m ? ToAttr(*m) : AttrValue{};
+  } else if constexpr (std::is_same_v<M, DType>) {
+    return static_cast<int64_t>(m);
+  } else if constexpr (std::is_integral_v<M>) {
+    return static_cast<int64_t>(m);
+  } else if constexpr (std::is_floating_point_v<M>) {
+    return static_cast<float>(m);
+  } else {
+    return m;
+  }
+}
+
+}  // namespace attr_detail
+
+// Builds and registers one OpSchema; see the example at the top of this file.
+template <class A>
+class OpBuilder {
+ public:
+  explicit OpBuilder(std::string name) : s_(std::make_unique<OpSchema>()) {
+    s_->name = std::move(name);
+  }
+  ~OpBuilder() {
+    // Attributes captured by the parse/dump closures must outlive the builder.
+    auto setters = std::make_shared<SetterMap>(std::move(attr_setters_));
+    auto getters = std::make_shared<std::vector<Getter>>(std::move(attr_getters_));
+    auto infos = s_->attrs;
+    s_->parse = [setters, infos](const AttrMap& m, const InferCtx& ctx) {
+      auto a = std::make_shared<A>();
+      for (auto& [key, value] : m) {
+        auto it = setters->find(key);
+        SINGA_CHECK(it != setters->end(), ShapeError,
+                    ctx.where() << ": unknown attribute '" << key << "'");
+        if (!std::holds_alternative<std::monostate>(value)) it->second(*a, value, ctx);
+      }
+      for (const AttrInfo& info : infos)
+        SINGA_CHECK(!info.required || m.count(info.name), ShapeError,
+                    ctx.where() << ": required attribute '" << info.name << "' is missing");
+      return std::shared_ptr<const void>(std::move(a));
+    };
+    s_->dump = [getters](const void* p) {
+      AttrMap m;
+      for (auto& g : *getters) g(*static_cast<const A*>(p), m);
+      return m;
+    };
+    OpRegistry::Add(std::move(s_));
+  }
+
+  OpBuilder& since_opset(int v) { s_->since_version = v; return *this; }
+  OpBuilder& domain(std::string d) { s_->domain = std::move(d); return *this; }
+  OpBuilder& inputs(std::vector<std::string> names) { s_->input_names = std::move(names); return *this; }
+  OpBuilder& outputs(std::vector<std::string> names) { s_->output_names = std::move(names); return *this; }
+
+  template <class M>
+  OpBuilder& attr(std::string name, M A::*member, bool required = false) {
+    attr_setters_[name] = [member, name](A& a, const AttrValue& v, const InferCtx& ctx) {
+      a.*member = attr_detail::FromAttr<M>(v, ctx, name);
+    };
+    attr_getters_.push_back([member, name](const A& a, AttrMap& m) {
+      AttrValue v = attr_detail::ToAttr(a.*member);
+      if (!std::holds_alternative<std::monostate>(v)) m[name] = std::move(v);
+    });
+    A defaults{};
+    s_->attrs.push_back({name, required, attr_detail::ToAttr(defaults.*member)});
+    return *this;
+  }
+
+  // Every input in `inputs` must have one dtype, and it must be in `allowed`.
+  OpBuilder& dtypes(std::vector<DType> allowed, std::vector<int> inputs = {0}) {
+    s_->dtype_rules.push_back({std::move(allowed), std::move(inputs)});
+    return *this;
+  }
+  OpBuilder& infer(std::function<SpecList(const InferCtx&, const A&)> fn) {
+    s_->infer = [fn](const InferCtx& c, const void* a) { return fn(c, *static_cast<const A*>(a)); };
+    return *this;
+  }
+  OpBuilder& kernel(std::function<void(KernelCtx&, const A&)> fn) {
+    s_->kernel = Erase(std::move(fn));
+    return *this;
+  }
+  // A plain-loop kernel the fast one is tested against.
+  OpBuilder& reference(std::function<void(KernelCtx&, const A&)> fn) {
+    s_->reference = Erase(std::move(fn));
+    return *this;
+  }
+  OpBuilder& alias(std::function<TensorList(const InferCtx&, const A&)> fn) {
+    s_->alias = [fn](const InferCtx& c, const void* a) { return fn(c, *static_cast<const A*>(a)); };
+    return *this;
+  }
+
+ private:
+  using Setter = std::function<void(A&, const AttrValue&, const InferCtx&)>;
+  using Getter = std::function<void(const A&, AttrMap&)>;
+  using SetterMap = std::map<std::string, Setter, std::less<>>;
+  static OpSchema::KernelFn Erase(std::function<void(KernelCtx&, const A&)> fn) {
+    return [fn](KernelCtx& k, const void* a) { fn(k, *static_cast<const A*>(a)); };
+  }
+  std::unique_ptr<OpSchema> s_;
+  SetterMap attr_setters_;
+  std::vector<Getter> attr_getters_;
+};
+
+struct NoAttrs {};
+
+// Shape inference for ops whose output 0 has input i's dtype and shape.
+struct SameAsInput {
+  int i = 0;
+  explicit SameAsInput(int input) : i(input) {}
+  template <class A>
+  SpecList operator()(const InferCtx& c, const A&) const {
+    return {{c.dtype(i), c.shape(i)}};
+  }
+};
+
+// Holds nothing: constructing it from a finished builder expression ends
+// that expression, whose temporary builder then registers the op.
+struct OpRegistrar {
+  template <class A>
+  OpRegistrar(const OpBuilder<A>&) {}  // NOLINT: implicit by design
+};
+
+#define SINGA_OP_CONCAT_INNER(a, b) a##b
+#define SINGA_OP_CONCAT(a, b) SINGA_OP_CONCAT_INNER(a, b)
+// Registers an op at load time: SINGA_REGISTER_OP(Name, AttrsStruct).since_opset(..)...;
+#define SINGA_REGISTER_OP(NAME, ATTRS)                                                  \
+  [[maybe_unused]] static const ::singa::OpRegistrar SINGA_OP_CONCAT(singa_op_, __COUNTER__) = \
+      ::singa::OpBuilder<ATTRS>(#NAME)
+
+}  // namespace singa
+
+namespace singa {
+// Runs `schema` with typed attributes (free functions use this with a schema
+// looked up once).
+template <class A>
+TensorList RunOp(const OpSchema& schema, std::span<const Tensor> inputs, A attrs,
+                 int num_outputs = -1) {
+  return schema.Run(inputs, std::make_shared<const A>(std::move(attrs)), num_outputs);
+}
+}  // namespace singa

@@ -1,0 +1,213 @@
+#include "singa/core/tensor.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "kernels/cpu/loops.h"
+
+namespace singa {
+
+Tensor::Tensor(Shape shape, DType dtype, Device device)
+    : device_(device), dtype_(dtype), shape_(std::move(shape)) {
+  SINGA_CHECK(dtype != DType::kUndefined, DTypeError, "Tensor: dtype is undefined");
+  for (int64_t d : shape_)
+    SINGA_CHECK(d >= 0, ShapeError, "Tensor: negative dimension in shape " << singa::ToString(shape_));
+  strides_ = ContiguousStrides(shape_);
+  block_ = std::make_shared<Block>(device, static_cast<size_t>(NumElements(shape_)) * SizeOf(dtype), dtype);
+}
+
+Tensor Tensor::Zeros(Shape shape, DType dtype, Device device) { return Full(std::move(shape), 0.0, dtype, device); }
+Tensor Tensor::Ones(Shape shape, DType dtype, Device device) { return Full(std::move(shape), 1.0, dtype, device); }
+
+Tensor Tensor::Full(Shape shape, double value, DType dtype, Device device) {
+  Tensor t(std::move(shape), dtype, device);
+  t.Fill(value);
+  return t;
+}
+
+Tensor Tensor::Wrap(void* data, DType dtype, Shape shape, Strides strides, std::shared_ptr<void> owner,
+                    Device device) {
+  SINGA_CHECK(shape.size() == strides.size(), ShapeError,
+              "Tensor::Wrap: shape " << singa::ToString(shape) << " and strides " << singa::ToString(strides)
+                                     << " differ in rank");
+  Tensor t;
+  t.device_ = device;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  // The block spans the bytes the strides reach; offset stays 0 because the
+  // pointer given is the first element.
+  t.block_ = std::make_shared<Block>(device, data, t.nbytes(), std::move(owner));
+  return t;
+}
+
+int64_t Tensor::dim(int64_t axis) const { return shape_[NormalizeAxis(axis, ndim(), "Tensor::dim")]; }
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] == 1) continue;
+    if (shape_[i] == 0) return true;
+    if (strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+std::string Tensor::ToString() const {
+  return std::string(Name(dtype_)) + singa::ToString(shape_);
+}
+
+void* Tensor::raw_data() const {
+  SINGA_CHECK(block_, Error, "access to the data of an undefined tensor");
+  return static_cast<char*>(block_->data()) + offset_ * static_cast<int64_t>(itemsize());
+}
+
+Tensor Tensor::Reshape(Shape shape) const {
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      SINGA_CHECK(infer < 0, ShapeError, "Reshape: more than one -1 in " << singa::ToString(shape));
+      infer = static_cast<int64_t>(i);
+    } else {
+      SINGA_CHECK(shape[i] >= 0, ShapeError, "Reshape: invalid dimension in " << singa::ToString(shape));
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) {
+    SINGA_CHECK(known != 0 && numel() % known == 0, ShapeError,
+                "Reshape: cannot reshape " << ToString() << " to " << singa::ToString(shape));
+    shape[infer] = numel() / known;
+    known *= shape[infer];
+  }
+  SINGA_CHECK(known == numel(), ShapeError,
+              "Reshape: cannot reshape " << ToString() << " to " << singa::ToString(shape));
+  if (!is_contiguous()) return Contiguous().Reshape(std::move(shape));
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.strides_ = ContiguousStrides(t.shape_);
+  return t;
+}
+
+Tensor Tensor::Permute(const std::vector<int64_t>& perm) const {
+  SINGA_CHECK(perm.size() == shape_.size(), ShapeError,
+              "Transpose: perm " << singa::ToString(perm) << " does not match " << ToString());
+  std::vector<bool> seen(perm.size());
+  Tensor t = *this;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    int64_t p = NormalizeAxis(perm[i], ndim(), "Transpose");
+    SINGA_CHECK(!seen[p], ShapeError, "Transpose: perm " << singa::ToString(perm) << " repeats an axis");
+    seen[p] = true;
+    t.shape_[i] = shape_[p];
+    t.strides_[i] = strides_[p];
+  }
+  return t;
+}
+
+Tensor Tensor::Transpose() const {
+  std::vector<int64_t> perm(shape_.size());
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  return Permute(perm);
+}
+
+Tensor Tensor::Slice(int64_t axis, int64_t start, int64_t stop, int64_t step) const {
+  axis = NormalizeAxis(axis, ndim(), "Slice");
+  SINGA_CHECK(step != 0, ShapeError, "Slice: step is 0");
+  const int64_t n = shape_[axis];
+  // Clamp like Python slicing / ONNX Slice.
+  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); };
+  if (start < 0) start += n;
+  if (stop < 0) stop += n;
+  int64_t len;
+  if (step > 0) {
+    start = clamp(start, 0, n);
+    stop = clamp(stop, 0, n);
+    len = stop > start ? (stop - start + step - 1) / step : 0;
+  } else {
+    start = clamp(start, -1, n - 1);
+    stop = clamp(stop, -1, n - 1);
+    len = start > stop ? (start - stop - step - 1) / -step : 0;
+  }
+  Tensor t = *this;
+  if (len > 0) t.offset_ += start * strides_[axis];
+  t.shape_[axis] = len;
+  t.strides_[axis] = strides_[axis] * step;
+  return t;
+}
+
+Tensor Tensor::BroadcastTo(const Shape& shape) const {
+  SINGA_CHECK(shape.size() >= shape_.size(), ShapeError,
+              "Expand: cannot broadcast " << ToString() << " to " << singa::ToString(shape));
+  Tensor t = *this;
+  size_t lead = shape.size() - shape_.size();
+  t.shape_ = shape;
+  t.strides_.assign(shape.size(), 0);
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    SINGA_CHECK(shape_[i] == shape[lead + i] || shape_[i] == 1, ShapeError,
+                "Expand: cannot broadcast " << ToString() << " to " << singa::ToString(shape));
+    t.strides_[lead + i] = shape_[i] == 1 && shape[lead + i] != 1 ? 0 : strides_[i];
+  }
+  return t;
+}
+
+Tensor Tensor::Squeeze(int64_t axis) const {
+  axis = NormalizeAxis(axis, ndim(), "Squeeze");
+  SINGA_CHECK(shape_[axis] == 1, ShapeError,
+              "Squeeze: axis " << axis << " of " << ToString() << " is not 1");
+  Tensor t = *this;
+  t.shape_.erase(t.shape_.begin() + axis);
+  t.strides_.erase(t.strides_.begin() + axis);
+  return t;
+}
+
+Tensor Tensor::Unsqueeze(int64_t axis) const {
+  axis = NormalizeAxis(axis, ndim() + 1, "Unsqueeze");
+  Tensor t = *this;
+  int64_t stride = axis < ndim() ? strides_[axis] * shape_[axis] : 1;
+  t.shape_.insert(t.shape_.begin() + axis, 1);
+  t.strides_.insert(t.strides_.begin() + axis, stride);
+  return t;
+}
+
+Tensor Tensor::Contiguous() const {
+  if (is_contiguous()) return *this;
+  return Clone();
+}
+
+Tensor Tensor::Clone() const {
+  Tensor t(shape_, dtype_, device_);
+  t.CopyFrom(*this);
+  return t;
+}
+
+Tensor Tensor::AsType(DType dtype) const {
+  if (dtype == dtype_) return *this;
+  Tensor t(shape_, dtype, device_);
+  t.CopyFrom(*this);
+  return t;
+}
+
+void Tensor::CopyFrom(const Tensor& src) {
+  SINGA_CHECK(src.shape_ == shape_ || BroadcastShapes(src.shape_, shape_, "CopyFrom") == shape_, ShapeError,
+              "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
+  Tensor dst = *this;
+  device_.Exec([src, dst] { cpu::ConvertCopy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
+}
+
+void Tensor::Fill(double value) {
+  Tensor dst = *this;
+  device_.Exec(
+      [dst, value] {
+        if (dst.dtype() == DType::kString) {
+          cpu::ConvertCopy(Tensor::Scalar<double>(value), dst);
+          return;
+        }
+        VisitDType(dst.dtype(), [&]<class T>(Tag<T>) {
+          const T v = cpu::ConvertValue<T>(value);
+          cpu::Unary<T, T>(dst, dst, [v](T) { return v; });
+        }, "Fill");
+      },
+      {}, std::span(&dst, 1));
+}
+
+}  // namespace singa

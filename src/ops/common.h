@@ -1,0 +1,27 @@
+// Helpers shared by op files: shape inference for common patterns.
+#pragma once
+
+#include "kernels/cpu/loops.h"
+#include "singa/ops/op.h"
+
+namespace singa::ops {
+
+// Output: dtype of input 0 (or `out` when given), the broadcast shape of all inputs.
+inline SpecList BroadcastSpec(const InferCtx& c, DType out = DType::kUndefined) {
+  Shape s = c.shape(0);
+  for (int i = 1; i < c.num_inputs(); ++i)
+    if (c.has_input(i)) s = BroadcastShapes(s, c.shape(i), c.where());
+  return {{out == DType::kUndefined ? c.dtype(0) : out, s}};
+}
+
+// Reads a 1-D int64/int32 input as a vector (shape-carrying inputs such as
+// Reshape's `shape`).
+inline std::vector<int64_t> ReadInts(const InferCtx& c, int i) {
+  const Tensor& t = c.input(i);
+  SINGA_CHECK(t.dtype() == DType::kInt64 || t.dtype() == DType::kInt32, DTypeError,
+              c.where() << ": input " << i << " must be int64, got " << t.ToString());
+  SINGA_CHECK(t.ndim() <= 1, ShapeError, c.where() << ": input " << i << " must be 1-D, got " << t.ToString());
+  return t.ToVector<int64_t>();
+}
+
+}  // namespace singa::ops

@@ -1,0 +1,253 @@
+// The op registry and the dispatcher every op call goes through.
+#include <algorithm>
+#include <climits>
+#include <mutex>
+#include <unordered_map>
+
+#include "singa/ops/op.h"
+
+namespace singa {
+
+namespace {
+
+thread_local KernelVariant t_variant = KernelVariant::kFast;
+
+bool IsOptionalName(const std::string& n) { return !n.empty() && n.back() == '?'; }
+bool IsVariadicName(const std::string& n) { return n.size() > 3 && n.ends_with("..."); }
+
+struct Registry {
+  std::mutex mu;
+  // key: domain + "::" + name; versions sorted by since_version.
+  std::unordered_map<std::string, std::vector<std::unique_ptr<OpSchema>>> ops;
+};
+Registry& TheRegistry() {
+  static Registry* r = new Registry();  // never destroyed: schemas outlive static tensors
+  return *r;
+}
+std::string Key(std::string_view domain, std::string_view name) {
+  std::string d(domain == "ai.onnx" ? "" : domain);
+  return d + "::" + std::string(name);
+}
+
+}  // namespace
+
+KernelVariantGuard::KernelVariantGuard(KernelVariant v) : prev_(t_variant) { t_variant = v; }
+KernelVariantGuard::~KernelVariantGuard() { t_variant = prev_; }
+KernelVariant KernelVariantGuard::current() { return t_variant; }
+
+const Tensor& InferCtx::input(int i) const {
+  SINGA_CHECK(has_input(i), ShapeError, where() << ": input " << i << " is missing");
+  return inputs_[i];
+}
+
+std::string InferCtx::where() const {
+  std::string s = op_.name;
+  if (!node_.empty()) s += " (node '" + std::string(node_) + "')";
+  return s;
+}
+
+std::string InferCtx::inputs_string() const {
+  std::string s;
+  for (int i = 0; i < num_inputs(); ++i) {
+    if (i) s += ", ";
+    std::string name = i < static_cast<int>(op_.input_names.size()) ? op_.input_names[i]
+                                                                      : op_.input_names.back();
+    while (!name.empty() && (name.back() == '?' || name.back() == '.')) name.pop_back();
+    s += name + ": " + (inputs_[i].defined() ? inputs_[i].ToString() : std::string("absent"));
+  }
+  return s;
+}
+
+int OpSchema::min_inputs() const {
+  int n = 0;
+  for (size_t i = 0; i < input_names.size(); ++i)
+    if (!IsOptionalName(input_names[i])) n = static_cast<int>(i) + 1;
+  return n;
+}
+int OpSchema::max_inputs() const {
+  if (!input_names.empty() && IsVariadicName(input_names.back())) return INT_MAX;
+  return static_cast<int>(input_names.size());
+}
+int OpSchema::min_outputs() const {
+  int n = 0;
+  for (size_t i = 0; i < output_names.size(); ++i)
+    if (!IsOptionalName(output_names[i])) n = static_cast<int>(i) + 1;
+  return n;
+}
+int OpSchema::max_outputs() const {
+  if (!output_names.empty() && IsVariadicName(output_names.back())) return INT_MAX;
+  return static_cast<int>(output_names.size());
+}
+
+const AttrInfo* OpSchema::find_attr(std::string_view attr) const {
+  for (const AttrInfo& a : attrs)
+    if (a.name == attr) return &a;
+  return nullptr;
+}
+
+void OpSchema::CheckInputs(const InferCtx& ctx) const {
+  int n = ctx.num_inputs();
+  SINGA_CHECK(n >= min_inputs() && n <= max_inputs(), ShapeError,
+              ctx.where() << ": expects " << min_inputs()
+                          << (max_inputs() == INT_MAX ? std::string(" or more")
+                              : max_inputs() == min_inputs()
+                                  ? std::string()
+                                  : " to " + std::to_string(max_inputs()))
+                          << " inputs, got " << n);
+  for (int i = 0; i < n; ++i) {
+    bool optional = i < static_cast<int>(input_names.size()) && IsOptionalName(input_names[i]);
+    SINGA_CHECK(optional || ctx.has_input(i), ShapeError,
+                ctx.where() << ": required input " << i << " is missing");
+    if (ctx.has_input(i))
+      SINGA_CHECK(ctx.input(i).device() == ctx.input(0).device() || !ctx.has_input(0), ShapeError,
+                  ctx.where() << ": inputs are on different devices");
+  }
+  for (const DTypeRule& rule : dtype_rules) {
+    DType first = DType::kUndefined;
+    for (int i : rule.inputs) {
+      // A rule on a variadic input covers every input from there on.
+      int last = (i == static_cast<int>(input_names.size()) - 1 && max_inputs() == INT_MAX) ? n - 1 : i;
+      for (int j = i; j <= last && j < n; ++j) {
+        if (!ctx.has_input(j)) continue;
+        DType dt = ctx.dtype(j);
+        SINGA_CHECK(std::find(rule.allowed.begin(), rule.allowed.end(), dt) != rule.allowed.end(),
+                    DTypeError,
+                    ctx.where() << ": dtype " << Name(dt) << " is not supported for input " << j
+                                << " (" << ctx.inputs_string() << ")");
+        SINGA_CHECK(first == DType::kUndefined || dt == first, DTypeError,
+                    ctx.where() << ": inputs must have the same dtype (" << ctx.inputs_string() << ")");
+        first = dt;
+      }
+    }
+  }
+}
+
+int OpSchema::ResolveNumOutputs(int requested, const InferCtx& ctx) const {
+  if (requested < 0) return std::max(min_outputs(), 1);
+  SINGA_CHECK(requested >= min_outputs() && requested <= max_outputs(), ShapeError,
+              ctx.where() << ": " << requested << " outputs requested; the op has " << min_outputs()
+                          << " to " << max_outputs());
+  return requested;
+}
+
+std::shared_ptr<const void> OpSchema::ParseAttrs(const AttrMap& attrs, std::span<const Tensor> inputs,
+                                                 std::string_view node) const {
+  InferCtx ctx(*this, inputs, -1, node);
+  return parse(attrs, ctx);
+}
+
+SpecList OpSchema::Infer(std::span<const Tensor> inputs, const void* attrs, int num_outputs,
+                         std::string_view node) const {
+  InferCtx probe(*this, inputs, -1, node);
+  CheckInputs(probe);
+  InferCtx ctx(*this, inputs, ResolveNumOutputs(num_outputs, probe), node);
+  SINGA_CHECK(infer, UnsupportedOp, ctx.where() << ": no shape inference registered");
+  SpecList specs = infer(ctx, attrs);
+  SINGA_CHECK(static_cast<int>(specs.size()) >= ctx.num_outputs(), ShapeError,
+              ctx.where() << ": shape inference gave " << specs.size() << " outputs, "
+                          << ctx.num_outputs() << " requested");
+  specs.resize(ctx.num_outputs());
+  return specs;
+}
+
+TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<const void>& attrs,
+                         int num_outputs, std::string_view node) const {
+  InferCtx probe(*this, inputs, -1, node);
+  CheckInputs(probe);
+  InferCtx ctx(*this, inputs, ResolveNumOutputs(num_outputs, probe), node);
+  if (alias) {
+    TensorList out = alias(ctx, attrs.get());
+    out.resize(ctx.num_outputs());
+    return out;
+  }
+  SINGA_CHECK(infer, UnsupportedOp, ctx.where() << ": no shape inference registered");
+  SpecList specs = infer(ctx, attrs.get());
+  SINGA_CHECK(static_cast<int>(specs.size()) >= ctx.num_outputs(), ShapeError,
+              ctx.where() << ": shape inference gave " << specs.size() << " outputs, "
+                          << ctx.num_outputs() << " requested");
+  Device dev = inputs.empty() || !inputs[0].defined() ? Device::Cpu() : inputs[0].device();
+  TensorList outputs;
+  outputs.reserve(ctx.num_outputs());
+  for (int i = 0; i < ctx.num_outputs(); ++i) outputs.emplace_back(specs[i].shape, specs[i].dtype, dev);
+
+  const KernelFn* fn = &kernel;
+  if (t_variant == KernelVariant::kReference && reference) fn = &reference;
+  SINGA_CHECK(*fn, UnsupportedOp, ctx.where() << ": no CPU kernel registered");
+  if (dev.graph_enabled()) {  // the recorded closure owns what it reads
+    TensorList in(inputs.begin(), inputs.end());
+    dev.Exec(
+        [fn = *fn, attrs, in, outputs]() mutable {
+          KernelCtx k{in, outputs};
+          fn(k, attrs.get());
+        },
+        inputs, outputs);
+  } else {
+    KernelCtx k{inputs, outputs};
+    (*fn)(k, attrs.get());
+  }
+  return outputs;
+}
+
+void OpRegistry::Add(std::unique_ptr<OpSchema> schema) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto& versions = r.ops[Key(schema->domain, schema->name)];
+  for (auto& v : versions)
+    if (v->since_version == schema->since_version)
+      throw Error("op " + schema->name + " registered twice for opset " +
+                  std::to_string(schema->since_version));
+  versions.push_back(std::move(schema));
+  std::sort(versions.begin(), versions.end(),
+            [](const auto& a, const auto& b) { return a->since_version < b->since_version; });
+}
+
+const OpSchema* OpRegistry::Find(std::string_view name, int opset, std::string_view domain) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.ops.find(Key(domain, name));
+  if (it == r.ops.end()) return nullptr;
+  const OpSchema* best = nullptr;
+  for (auto& v : it->second)
+    if (v->since_version <= opset) best = v.get();
+  return best;
+}
+
+const OpSchema& OpRegistry::Get(std::string_view name, int opset, std::string_view domain) {
+  const OpSchema* s = Find(name, opset, domain);
+  if (!s) {
+    std::string d = domain.empty() ? "ai.onnx" : std::string(domain);
+    if (Find(name, kLatestOpset, domain))
+      throw UnsupportedOp("op " + std::string(name) + " of domain " + d +
+                          " is not implemented for opset " + std::to_string(opset));
+    throw UnsupportedOp("op " + std::string(name) + " of domain " + d + " is not supported");
+  }
+  return *s;
+}
+
+std::vector<const OpSchema*> OpRegistry::All() {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<const OpSchema*> all;
+  for (auto& [key, versions] : r.ops)
+    for (auto& v : versions) all.push_back(v.get());
+  std::sort(all.begin(), all.end(), [](const OpSchema* a, const OpSchema* b) {
+    return std::tie(a->domain, a->name, a->since_version) < std::tie(b->domain, b->name, b->since_version);
+  });
+  return all;
+}
+
+TensorList CallOp(std::string_view name, std::span<const Tensor> inputs, const AttrMap& attrs, int opset,
+                  int num_outputs) {
+  const OpSchema& s = OpRegistry::Get(name, opset);
+  return s.Run(inputs, s.ParseAttrs(attrs, inputs), num_outputs);
+}
+
+namespace attr_detail {
+void TypeMismatch(const InferCtx& ctx, std::string_view attr, std::string_view want, const AttrValue& got) {
+  static const char* kinds[] = {"none", "int", "float", "string", "tensor", "ints", "floats", "strings", "tensors"};
+  throw ShapeError(ctx.where() + ": attribute '" + std::string(attr) + "' expects " + std::string(want) +
+                   ", got " + kinds[got.index()]);
+}
+}  // namespace attr_detail
+
+}  // namespace singa
