@@ -1,5 +1,332 @@
+// singa._singa: the thin binding under the Python package. It exposes the C++
+// types as they are (DType, Device, Tensor, the op registry); python/singa
+// adds SINGA's documented Python names on top.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include "singa/core/parallel.h"
+#include "singa/core/tensor.h"
+#include "singa/ops/op.h"
 
 namespace nb = nanobind;
+using namespace nb::literals;
 
-NB_MODULE(_singa, m) {}
+namespace singa {
+namespace {
+
+// numpy can hold these directly; the rest travel as same-size unsigned
+// carriers that python/singa views through ml_dtypes.
+nb::dlpack::dtype DLDType(DType dt) {
+  using nb::dlpack::dtype_code;
+  auto make = [](dtype_code c, int bits) { return nb::dlpack::dtype{uint8_t(c), uint8_t(bits), 1}; };
+  switch (dt) {
+    case DType::kFloat16: return make(dtype_code::Float, 16);
+    case DType::kFloat32: return make(dtype_code::Float, 32);
+    case DType::kFloat64: return make(dtype_code::Float, 64);
+    case DType::kInt8: return make(dtype_code::Int, 8);
+    case DType::kInt16: return make(dtype_code::Int, 16);
+    case DType::kInt32: return make(dtype_code::Int, 32);
+    case DType::kInt64: return make(dtype_code::Int, 64);
+    case DType::kBool: return make(dtype_code::Bool, 8);
+    case DType::kComplex64: return make(dtype_code::Complex, 64);
+    case DType::kComplex128: return make(dtype_code::Complex, 128);
+    default: return make(dtype_code::UInt, static_cast<int>(SizeOf(dt) * 8));
+  }
+}
+
+DType FromDLDType(nb::dlpack::dtype d) {
+  using nb::dlpack::dtype_code;
+  auto code = static_cast<dtype_code>(d.code);
+  if (code == dtype_code::Float && d.bits == 16) return DType::kFloat16;
+  if (code == dtype_code::Float && d.bits == 32) return DType::kFloat32;
+  if (code == dtype_code::Float && d.bits == 64) return DType::kFloat64;
+  if (code == dtype_code::Bfloat && d.bits == 16) return DType::kBFloat16;
+  if (code == dtype_code::Int && d.bits == 8) return DType::kInt8;
+  if (code == dtype_code::Int && d.bits == 16) return DType::kInt16;
+  if (code == dtype_code::Int && d.bits == 32) return DType::kInt32;
+  if (code == dtype_code::Int && d.bits == 64) return DType::kInt64;
+  if (code == dtype_code::UInt && d.bits == 8) return DType::kUInt8;
+  if (code == dtype_code::UInt && d.bits == 16) return DType::kUInt16;
+  if (code == dtype_code::UInt && d.bits == 32) return DType::kUInt32;
+  if (code == dtype_code::UInt && d.bits == 64) return DType::kUInt64;
+  if (code == dtype_code::Bool) return DType::kBool;
+  if (code == dtype_code::Complex && d.bits == 64) return DType::kComplex64;
+  if (code == dtype_code::Complex && d.bits == 128) return DType::kComplex128;
+  throw DTypeError("unsupported array dtype (code " + std::to_string(d.code) + ", " +
+                   std::to_string(d.bits) + " bits)");
+}
+
+using Array = nb::ndarray<nb::numpy>;
+using AnyArray = nb::ndarray<nb::ro, nb::device::cpu>;
+
+// A zero-copy numpy view of a tensor's elements (the array keeps the storage
+// alive). Strings come back as a list instead.
+nb::object ToNumpy(const Tensor& t) {
+  SINGA_CHECK(t.defined(), Error, "to_numpy: the tensor is undefined");
+  if (t.dtype() == DType::kString) {
+    std::vector<std::string> v;
+    Tensor c = t.Contiguous();
+    const std::string* p = c.data<std::string>();
+    v.assign(p, p + c.numel());
+    return nb::cast(v);
+  }
+  auto* keep = new Tensor(t);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+  std::vector<size_t> shape(t.shape().begin(), t.shape().end());
+  return nb::cast(Array(t.empty() ? nullptr : t.raw_data(), t.ndim(), shape.data(), owner,
+                        t.strides().data(), DLDType(t.dtype())));
+}
+
+// Copies an array into a new tensor of `dtype` (the array's own dtype when
+// undefined; a carrier array is reinterpreted as `dtype`).
+Tensor FromNumpy(AnyArray a, std::optional<std::string> dtype_name) {
+  DType src = FromDLDType(a.dtype());
+  DType dst = dtype_name ? DTypeFromName(*dtype_name) : src;
+  Shape shape(a.ndim());
+  Strides strides(a.ndim());
+  for (size_t i = 0; i < a.ndim(); ++i) {
+    shape[i] = static_cast<int64_t>(a.shape(i));
+    strides[i] = a.stride(i);
+  }
+  // numpy has no bfloat16/float8/4-bit types: python/singa passes their bits in
+  // an unsigned carrier array of the same size, which is reinterpreted here.
+  bool carrier = dst != src && SizeOf(src) == SizeOf(dst) &&
+                 (src == DType::kUInt8 || src == DType::kUInt16) && !IsInteger(dst) &&
+                 dst != DType::kFloat16 && dst != DType::kBool;
+  Tensor view = Tensor::Wrap(const_cast<void*>(a.data()), carrier ? dst : src, shape, strides, nullptr);
+  Tensor out(shape, dst);
+  out.CopyFrom(view);
+  return out;
+}
+
+Tensor FromStrings(const std::vector<std::string>& values, const Shape& shape) {
+  Tensor t(shape, DType::kString);
+  SINGA_CHECK(static_cast<int64_t>(values.size()) == t.numel(), ShapeError,
+              "from_numpy: " << values.size() << " strings for shape " << ToString(shape));
+  std::string* p = t.data<std::string>();
+  for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  return t;
+}
+
+AttrValue ToAttrValue(nb::handle v, const std::string& key) {
+  if (v.is_none()) return std::monostate{};
+  if (nb::isinstance<bool>(v)) return static_cast<int64_t>(nb::cast<bool>(v));
+  if (nb::isinstance<nb::int_>(v)) return nb::cast<int64_t>(v);
+  if (nb::isinstance<nb::float_>(v)) return nb::cast<float>(v);
+  if (nb::isinstance<nb::str>(v)) return nb::cast<std::string>(v);
+  if (nb::isinstance<Tensor>(v)) return nb::cast<Tensor>(v);
+  if (nb::isinstance<DType>(v)) return static_cast<int64_t>(nb::cast<DType>(v));
+  if (nb::isinstance<nb::list>(v) || nb::isinstance<nb::tuple>(v)) {
+    nb::sequence seq = nb::borrow<nb::sequence>(v);
+    size_t n = nb::len(seq);
+    bool all_int = true, all_num = true, all_str = true, all_tensor = true;
+    for (nb::handle e : seq) {
+      bool is_int = nb::isinstance<nb::int_>(e);
+      all_int &= is_int;
+      all_num &= is_int || nb::isinstance<nb::float_>(e);
+      all_str &= nb::isinstance<nb::str>(e);
+      all_tensor &= nb::isinstance<Tensor>(e);
+    }
+    if (n == 0 || all_int) {
+      std::vector<int64_t> out;
+      for (nb::handle e : seq) out.push_back(nb::cast<int64_t>(e));
+      return out;
+    }
+    if (all_num) {
+      std::vector<float> out;
+      for (nb::handle e : seq) out.push_back(nb::cast<float>(e));
+      return out;
+    }
+    if (all_str) {
+      std::vector<std::string> out;
+      for (nb::handle e : seq) out.push_back(nb::cast<std::string>(e));
+      return out;
+    }
+    if (all_tensor) {
+      std::vector<Tensor> out;
+      for (nb::handle e : seq) out.push_back(nb::cast<Tensor>(e));
+      return out;
+    }
+  }
+  throw ShapeError("attribute '" + key + "': unsupported Python value of type " +
+                   nb::cast<std::string>(nb::str(v.type())));
+}
+
+nb::object FromAttrValue(const AttrValue& v) {
+  return std::visit(
+      [](const auto& x) -> nb::object {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) return nb::none();
+        else return nb::cast(x);
+      },
+      v);
+}
+
+TensorList CallOpPy(const std::string& name, const std::vector<std::optional<Tensor>>& inputs,
+                    nb::dict attrs, int opset, int num_outputs, bool reference, const std::string& domain) {
+  TensorList in;
+  in.reserve(inputs.size());
+  for (auto& t : inputs) in.push_back(t ? *t : Tensor());
+  AttrMap m;
+  for (auto [k, v] : attrs) {
+    std::string key = nb::cast<std::string>(k);
+    m[key] = ToAttrValue(v, key);
+  }
+  const OpSchema& s = OpRegistry::Get(name, opset, domain);
+  auto parsed = s.ParseAttrs(m, in);
+  nb::gil_scoped_release release;
+  KernelVariantGuard guard(reference ? KernelVariant::kReference : KernelVariant::kFast);
+  return s.Run(in, parsed, num_outputs);
+}
+
+Tensor BinaryOp(const OpSchema& s, const Tensor& a, const Tensor& b) {
+  static const std::shared_ptr<const void> kNoAttrs = std::make_shared<NoAttrs>();
+  Tensor in[2] = {a, b};
+  return s.Run(in, kNoAttrs)[0];
+}
+
+}  // namespace
+}  // namespace singa
+
+using namespace singa;
+
+NB_MODULE(_singa, m) {
+  m.doc() = "singa C++ core";
+
+  // Errors: ValueError / NotImplementedError / OSError subclasses.
+  // Registered base first: nanobind tries the newest translator first.
+  nb::exception<Error>(m, "Error", PyExc_RuntimeError);
+  nb::exception<ShapeError>(m, "ShapeError", PyExc_ValueError);
+  nb::exception<DTypeError>(m, "DTypeError", PyExc_ValueError);
+  nb::exception<InvalidModel>(m, "InvalidModel", PyExc_ValueError);
+  nb::exception<UnsupportedOp>(m, "UnsupportedOp", PyExc_NotImplementedError);
+  nb::exception<IOError>(m, "SingaIOError", PyExc_OSError);
+
+  nb::enum_<DType> dt(m, "DType");
+  for (int i = 1; i < kNumDTypes; ++i) {
+    auto d = static_cast<DType>(i);
+    dt.value(std::string(Name(d)).c_str(), d);
+  }
+  m.def("dtype_from_name", &DTypeFromName);
+  m.def("dtype_name", [](DType d) { return std::string(Name(d)); });
+  m.def("dtype_size", &SizeOf);
+
+  nb::enum_<DeviceType>(m, "DeviceType")
+      .value("cpu", DeviceType::kCpu)
+      .value("cuda", DeviceType::kCuda)
+      .value("opencl", DeviceType::kOpenCL);
+
+  nb::class_<MemStats>(m, "MemStats")
+      .def_ro("current_bytes", &MemStats::current_bytes)
+      .def_ro("peak_bytes", &MemStats::peak_bytes)
+      .def_ro("cached_bytes", &MemStats::cached_bytes)
+      .def_ro("num_mallocs", &MemStats::num_mallocs)
+      .def_ro("num_os_allocs", &MemStats::num_os_allocs)
+      .def("__repr__", [](const MemStats& s) {
+        return "MemStats(current_bytes=" + std::to_string(s.current_bytes) +
+               ", peak_bytes=" + std::to_string(s.peak_bytes) +
+               ", cached_bytes=" + std::to_string(s.cached_bytes) + ")";
+      });
+
+  nb::class_<Device>(m, "Device")
+      .def_static("cpu", &Device::Cpu)
+      .def_static("cuda", &Device::Cuda, "index"_a = 0)
+      .def_static("opencl", &Device::OpenCL, "index"_a = 0)
+      .def_ro("type", &Device::type)
+      .def_ro("index", &Device::index)
+      .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1024 + d.index; })
+      .def("__repr__", &Device::ToString)
+      .def("enable_graph", &Device::EnableGraph, "enable"_a)
+      .def("graph_enabled", &Device::graph_enabled)
+      .def("run_graph", &Device::RunGraph, "sequential"_a = false)
+      .def("reset_graph", &Device::ResetGraph)
+      .def("graph_size", &Device::graph_size)
+      .def("sync", &Device::Sync)
+      .def("set_rand_seed", &Device::SetRandSeed, "seed"_a)
+      .def("set_verbosity", &Device::SetVerbosity, "level"_a)
+      .def("mem_stats", [](const Device& d) { return d.mem_pool().stats(); })
+      .def("reset_peak_memory", [](const Device& d) { d.mem_pool().ResetPeak(); })
+      .def("empty_cache", [](const Device& d) { d.mem_pool().EmptyCache(); })
+      .def("set_mem_caching", [](const Device& d, bool on) { d.mem_pool().set_caching(on); });
+
+  nb::class_<Tensor>(m, "CTensor")
+      .def(nb::init<>())
+      .def(nb::init<Shape, DType, Device>(), "shape"_a, "dtype"_a = DType::kFloat32,
+           "device"_a = Device::Cpu())
+      .def_static("full", &Tensor::Full, "shape"_a, "value"_a, "dtype"_a = DType::kFloat32,
+                  "device"_a = Device::Cpu())
+      .def_static("from_numpy", &FromNumpy, "array"_a, "dtype"_a = nb::none())
+      .def_static("from_strings", &FromStrings, "values"_a, "shape"_a)
+      .def("numpy", &ToNumpy)
+      .def_prop_ro("defined", &Tensor::defined)
+      .def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.shape())); })
+      .def_prop_ro("strides", [](const Tensor& t) { return t.strides(); })
+      .def_prop_ro("offset", &Tensor::offset)
+      .def_prop_ro("dtype", &Tensor::dtype)
+      .def_prop_ro("device", &Tensor::device)
+      .def("ndim", &Tensor::ndim)
+      .def("numel", &Tensor::numel)
+      .def("nbytes", &Tensor::nbytes)
+      .def("itemsize", &Tensor::itemsize)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("shares_storage", [](const Tensor& a, const Tensor& b) { return a.block() == b.block(); })
+      .def("reshape", &Tensor::Reshape, "shape"_a)
+      .def("permute", &Tensor::Permute, "perm"_a)
+      .def("transpose", &Tensor::Transpose)
+      .def("slice", &Tensor::Slice, "axis"_a, "start"_a, "stop"_a, "step"_a = 1)
+      .def("broadcast_to", &Tensor::BroadcastTo, "shape"_a)
+      .def("squeeze", &Tensor::Squeeze, "axis"_a)
+      .def("unsqueeze", &Tensor::Unsqueeze, "axis"_a)
+      .def("contiguous", &Tensor::Contiguous)
+      .def("clone", &Tensor::Clone)
+      .def("astype", &Tensor::AsType, "dtype"_a)
+      .def("copy_from", &Tensor::CopyFrom, "src"_a)
+      .def("fill", &Tensor::Fill, "value"_a)
+      .def("__repr__", &Tensor::ToString);
+
+  // Ops.
+  m.def("call_op", &CallOpPy, "name"_a, "inputs"_a, "attrs"_a = nb::dict(), "opset"_a = kLatestOpset,
+        "num_outputs"_a = -1, "reference"_a = false, "domain"_a = "",
+        "Runs an ONNX op by name: inputs (None for an absent optional input), attributes as a dict.");
+  static const OpSchema* add = &OpRegistry::Get("Add");
+  static const OpSchema* sub = &OpRegistry::Get("Sub");
+  static const OpSchema* mul = &OpRegistry::Get("Mul");
+  static const OpSchema* div = &OpRegistry::Get("Div");
+  m.def("add", [](const Tensor& a, const Tensor& b) { return BinaryOp(*add, a, b); });
+  m.def("sub", [](const Tensor& a, const Tensor& b) { return BinaryOp(*sub, a, b); });
+  m.def("mul", [](const Tensor& a, const Tensor& b) { return BinaryOp(*mul, a, b); });
+  m.def("div", [](const Tensor& a, const Tensor& b) { return BinaryOp(*div, a, b); });
+
+  nb::class_<OpSchema>(m, "OpSchema")
+      .def_ro("name", &OpSchema::name)
+      .def_ro("domain", &OpSchema::domain)
+      .def_ro("since_version", &OpSchema::since_version)
+      .def_ro("inputs", &OpSchema::input_names)
+      .def_ro("outputs", &OpSchema::output_names)
+      .def_prop_ro("attributes",
+                   [](const OpSchema& s) {
+                     nb::dict d;
+                     for (auto& a : s.attrs) d[a.name.c_str()] = nb::make_tuple(a.required, FromAttrValue(a.default_value));
+                     return d;
+                   })
+      .def_prop_ro("dtype_rules",
+                   [](const OpSchema& s) {
+                     std::vector<std::pair<std::vector<DType>, std::vector<int>>> r;
+                     for (auto& rule : s.dtype_rules) r.emplace_back(rule.allowed, rule.inputs);
+                     return r;
+                   })
+      .def_prop_ro("has_reference", [](const OpSchema& s) { return static_cast<bool>(s.reference); })
+      .def_prop_ro("is_alias", [](const OpSchema& s) { return static_cast<bool>(s.alias); });
+  m.def("op_schemas", &OpRegistry::All, nb::rv_policy::reference);
+  m.def("find_op", &OpRegistry::Find, "name"_a, "opset"_a = kLatestOpset, "domain"_a = "",
+        nb::rv_policy::reference);
+
+  m.def("get_num_threads", &GetNumThreads);
+  m.def("set_num_threads", &SetNumThreads, "n"_a);
+  m.attr("LATEST_OPSET") = kLatestOpset;
+}

@@ -48,7 +48,7 @@ void DeviceRuntime::RunGraph(bool) {
 Block::Block(Device device, size_t bytes, DType dtype) : device_(device), bytes_(bytes), dtype_(dtype) {}
 
 Block::Block(Device device, void* data, size_t bytes, std::shared_ptr<void> owner)
-    : device_(device), ptr_(data), bytes_(bytes), dtype_(DType::kUInt8), owner_(std::move(owner)) {}
+    : device_(device), ptr_(data), bytes_(bytes), dtype_(DType::kUInt8), owned_(false), owner_(std::move(owner)) {}
 
 void Block::Allocate() {
   ptr_ = device_.mem_pool().Malloc(bytes_);
@@ -59,7 +59,7 @@ void Block::Allocate() {
 }
 
 Block::~Block() {
-  if (owner_ || !ptr_) return;
+  if (!owned_ || !ptr_) return;
   if (dtype_ == DType::kString) {
     auto* s = static_cast<std::string*>(ptr_);
     for (size_t i = 0; i < bytes_ / sizeof(std::string); ++i) s[i].~basic_string();

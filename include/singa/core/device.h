@@ -91,7 +91,8 @@ class Block {
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
   DType dtype_;
-  std::shared_ptr<void> owner_;  // set for wrapped memory
+  bool owned_ = true;            // false for wrapped memory
+  std::shared_ptr<void> owner_;  // keeps wrapped memory alive
 };
 
 // Per-device state; reached through Device::runtime().

@@ -1,0 +1,69 @@
+#include "kernels/cpu/dnnl_util.h"
+
+#include "singa/core/error.h"
+
+namespace singa::cpu::dnnl_util {
+
+dnnl::engine& Engine() {
+  static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *e;
+}
+
+dnnl::stream& Stream() {
+  static dnnl::stream* s = new dnnl::stream(Engine());
+  return *s;
+}
+
+bool Supports(DType dt) {
+  switch (dt) {
+    case DType::kFloat32: case DType::kFloat16: case DType::kBFloat16:
+    case DType::kInt8: case DType::kUInt8: case DType::kInt32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+dnnl::memory::data_type ToDnnl(DType dt) {
+  using dt_t = dnnl::memory::data_type;
+  switch (dt) {
+    case DType::kFloat32: return dt_t::f32;
+    case DType::kFloat16: return dt_t::f16;
+    case DType::kBFloat16: return dt_t::bf16;
+    case DType::kInt8: return dt_t::s8;
+    case DType::kUInt8: return dt_t::u8;
+    case DType::kInt32: return dt_t::s32;
+    default: throw DTypeError("oneDNN has no data type for " + std::string(Name(dt)));
+  }
+}
+
+dnnl::memory::dims Dims(const Shape& shape) { return dnnl::memory::dims(shape.begin(), shape.end()); }
+
+dnnl::memory::desc Desc(const Tensor& t) {
+  if (t.ndim() == 0) return dnnl::memory::desc({1}, ToDnnl(t.dtype()), dnnl::memory::dims{1});
+  return dnnl::memory::desc(Dims(t.shape()), ToDnnl(t.dtype()), Dims(t.strides()));
+}
+
+dnnl::memory::desc PlainDesc(const Shape& shape, DType dt) {
+  if (shape.empty()) return dnnl::memory::desc({1}, ToDnnl(dt), dnnl::memory::dims{1});
+  return dnnl::memory::desc(Dims(shape), ToDnnl(dt), Dims(ContiguousStrides(shape)));
+}
+
+dnnl::memory Mem(const Tensor& t) { return dnnl::memory(Desc(t), Engine(), t.raw_data()); }
+dnnl::memory Mem(const Tensor& t, const dnnl::memory::desc& desc) {
+  return dnnl::memory(desc, Engine(), t.raw_data());
+}
+
+void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
+  p.execute(Stream(), args);
+  Stream().wait();
+}
+
+void AppendKey(std::string& key, const Tensor& t) {
+  key += Name(t.dtype());
+  key += ToString(t.shape());
+  key += ToString(t.strides());
+  key += ';';
+}
+
+}  // namespace singa::cpu::dnnl_util

@@ -1,0 +1,78 @@
+#include "op_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace singa::testing {
+
+Tensor RandomTensor(const Shape& shape, DType dtype, uint64_t seed, double lo, double hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(NumElements(shape));
+  for (double& x : v) x = dist(rng);
+  return Tensor::FromVector<double>(shape, v).AsType(dtype);
+}
+
+double CloseRatio(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  EXPECT_EQ(a.shape(), b.shape());
+  if (a.shape() != b.shape()) return INFINITY;
+  auto va = a.ToVector<double>(), vb = b.ToVector<double>();
+  double worst = 0;
+  for (size_t i = 0; i < va.size(); ++i) {
+    if (std::isnan(va[i]) && std::isnan(vb[i])) continue;
+    worst = std::max(worst, std::abs(va[i] - vb[i]) / (atol + rtol * std::abs(vb[i])));
+  }
+  return worst;
+}
+
+namespace {
+
+Tensor NonContiguous(const Tensor& t) {
+  if (t.ndim() < 2) return t;
+  std::vector<int64_t> perm(t.ndim());
+  for (int64_t i = 0; i < t.ndim(); ++i) perm[i] = t.ndim() - 1 - i;
+  return t.Permute(perm).Contiguous().Permute(perm);
+}
+
+TensorList Run(const OpRow& row, const TensorList& inputs, KernelVariant v) {
+  KernelVariantGuard guard(v);
+  return CallOp(row.op, inputs, row.attrs, kLatestOpset, row.num_outputs);
+}
+
+}  // namespace
+
+void CheckRow(const OpRow& row) {
+  const OpSchema& schema = OpRegistry::Get(row.op);
+  for (DType dt : row.dtypes) {
+    SCOPED_TRACE(row.op + " " + std::string(Name(dt)));
+    TensorList inputs;
+    uint64_t seed = 1;
+    for (const Shape& s : row.inputs) inputs.push_back(RandomTensor(s, dt, seed++));
+    for (const Tensor& t : row.fixed) inputs.push_back(t);
+    TensorList fast = Run(row, inputs, KernelVariant::kFast);
+    // 16-bit floats: both kernels round to 8 or 11 significant bits.
+    double rtol = IsFloat(dt) && SizeOf(dt) == 2 ? 2e-2 : row.rtol;
+    double atol = IsFloat(dt) && SizeOf(dt) == 2 ? 2e-2 : row.atol;
+    if (schema.reference) {
+      TensorList ref = Run(row, inputs, KernelVariant::kReference);
+      ASSERT_EQ(fast.size(), ref.size());
+      for (size_t i = 0; i < fast.size(); ++i)
+        EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0) << "output " << i << " fast vs reference";
+    }
+    TensorList nc_inputs;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      nc_inputs.push_back(i < row.inputs.size() ? NonContiguous(inputs[i]) : inputs[i]);
+    TensorList nc = Run(row, nc_inputs, KernelVariant::kFast);
+    for (size_t i = 0; i < fast.size(); ++i)
+      EXPECT_LE(CloseRatio(nc[i], fast[i], rtol, atol), 1.0) << "output " << i << " non-contiguous";
+    SpecList specs = schema.Infer(inputs, schema.ParseAttrs(row.attrs, inputs).get(), row.num_outputs);
+    for (size_t i = 0; i < fast.size(); ++i) {
+      EXPECT_EQ(fast[i].shape(), specs[i].shape) << "output " << i << " vs shape inference";
+      EXPECT_EQ(fast[i].dtype(), specs[i].dtype) << "output " << i << " vs dtype inference";
+    }
+  }
+}
+
+}  // namespace singa::testing

@@ -1,0 +1,37 @@
+// C++ op-table rows for kernels that have a fast (oneDNN) and a plain-loop
+// reference implementation. CheckRow runs a row for each of its dtypes and
+// checks: fast == reference (within the row's tolerance), the same result
+// with non-contiguous inputs, and (for rows with a zero-sized dimension) an
+// output of the inferred empty shape. Value correctness against an
+// independent oracle is in tests/python/test_ops.py.
+//
+//   CheckRow({"Conv", {{1, 3, 8, 8}, {4, 3, 3, 3}}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}});
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "singa/ops/op.h"
+
+namespace singa::testing {
+
+struct OpRow {
+  std::string op;
+  std::vector<Shape> inputs;  // uniform random values in [-1, 1) of the swept dtype
+  AttrMap attrs = {};
+  std::vector<DType> dtypes = {DType::kFloat32};
+  // Extra fixed inputs appended after the random ones (e.g. int64 shapes).
+  std::vector<Tensor> fixed = {};
+  // NOTE: fast and reference kernels sum in different orders; 1e-4 relative
+  // covers float32 round-off over the reduction lengths used in the rows.
+  double rtol = 1e-4, atol = 1e-5;
+  int num_outputs = -1;
+};
+
+// Random tensor with values uniform in [lo, hi), seeded.
+Tensor RandomTensor(const Shape& shape, DType dtype, uint64_t seed, double lo = -1, double hi = 1);
+// Max |a - b| / (atol + rtol * |b|) over elements; <= 1 passes.
+double CloseRatio(const Tensor& a, const Tensor& b, double rtol, double atol);
+void CheckRow(const OpRow& row);
+
+}  // namespace singa::testing

@@ -1,0 +1,26 @@
+"""The op table: one row per case; test_ops.py runs each against onnx's
+reference evaluator for every dtype the op claims (see op_harness.py).
+Rows live in cases/<op file>.py, one module per file in src/ops; this module
+gathers them."""
+import importlib
+import pkgutil
+
+import cases
+
+REQUIRED_OPS = """
+Add Sub Mul Div Pow Mod Abs Neg Exp Log Sqrt Reciprocal Sin Cos Tan Asin Acos Atan Sinh Cosh
+Tanh Asinh Acosh Atanh Ceil Floor Round Sign Erf IsNaN IsInf Equal Less Greater LessOrEqual
+GreaterOrEqual And Or Xor Not Where Max Min Mean Sum Cast CastLike ReduceSum ReduceMean ReduceMax
+ReduceMin ReduceProd ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceSumSquare ArgMax ArgMin
+MatMul Gemm Conv MaxPool AveragePool GlobalAveragePool GlobalMaxPool BatchNormalization Softmax
+LogSoftmax Hardmax LayerNormalization Relu LeakyRelu PRelu Elu Selu Celu Sigmoid HardSigmoid
+HardSwish Softplus Softsign ThresholdedRelu Clip Reshape Flatten Transpose Squeeze Unsqueeze Concat
+Split Slice Gather Expand Tile Pad Shape Size ConstantOfShape Identity
+""".split()
+
+CASES = []
+ERROR_CASES = []
+for _mod in pkgutil.iter_modules(cases.__path__):
+    _m = importlib.import_module(f"cases.{_mod.name}")
+    CASES += getattr(_m, "CASES", [])
+    ERROR_CASES += getattr(_m, "ERROR_CASES", [])
