@@ -1,0 +1,5 @@
+"""singa: a deep-learning system with ONNX as its exchange format.
+
+The C++ core is singa._singa; the modules here keep SINGA's documented
+Python API (device, tensor, ...) on top of it."""
+from . import _singa  # noqa: F401
