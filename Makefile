@@ -1,0 +1,51 @@
+# make setup: Debian packages, .venv with the PyPI packages, the build, and a
+#             development install of singa into .venv (idempotent, fast when done)
+# make test:  setup + C++ tests (ctest) + Python tests (pytest)
+# make bench: setup + benchmarks against the peers; writes bench/RESULTS.md
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD := build
+APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protobuf-compiler \
+            libopenmpi-dev openmpi-bin clang-format
+SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+
+.PHONY: setup apt venv build test test-cpp test-python bench format clean
+
+setup: build
+
+apt:
+	@if ! dpkg -s $(APT_PKGS) >/dev/null 2>&1; then \
+	  echo "Installing Debian packages: $(APT_PKGS)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); \
+	fi
+
+$(VENV)/.deps: requirements.txt | apt
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements.txt
+	@touch $@
+
+venv: $(VENV)/.deps
+
+build: venv
+	@test -f $(BUILD)/build.ninja || PATH=$(abspath $(VENV))/bin:$$PATH cmake -S . -B $(BUILD) -G Ninja \
+	  -DPython_EXECUTABLE=$(abspath $(PY))
+	@PATH=$(abspath $(VENV))/bin:$$PATH cmake --build $(BUILD)
+	@echo "$(abspath python)" > $(SITE)/singa-dev.pth
+
+test-cpp: build
+	cd $(BUILD) && ctest --output-on-failure -j2
+
+test-python: build
+	$(PY) -m pytest tests/python -q -p no:cacheprovider
+
+test: test-cpp test-python
+
+bench: build
+	$(PY) bench/run.py
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf $(BUILD) python/singa/*.so*
