@@ -45,10 +45,16 @@ void DeviceRuntime::RunGraph(bool) {
   capturing_ = was;
 }
 
-Block::Block(Device device, size_t bytes, DType dtype) : device_(device), bytes_(bytes), dtype_(dtype) {}
+Block::Block(Device device, size_t bytes, DType dtype)
+    : device_(device), bytes_(bytes), dtype_(dtype) {}
 
 Block::Block(Device device, void* data, size_t bytes, std::shared_ptr<void> owner)
-    : device_(device), ptr_(data), bytes_(bytes), dtype_(DType::kUInt8), owned_(false), owner_(std::move(owner)) {}
+    : device_(device),
+      ptr_(data),
+      bytes_(bytes),
+      dtype_(DType::kUInt8),
+      owned_(false),
+      owner_(std::move(owner)) {}
 
 void Block::Allocate() {
   ptr_ = device_.mem_pool().Malloc(bytes_);

@@ -12,13 +12,14 @@ struct Info {
   size_t size;
 };
 constexpr std::array<Info, kNumDTypes> kInfo = {{
-    {"undefined", 0},     {"float32", 4},       {"uint8", 1},           {"int8", 1},
-    {"uint16", 2},        {"int16", 2},         {"int32", 4},           {"int64", 8},
-    {"string", sizeof(std::string)},            {"bool", 1},            {"float16", 2},
-    {"float64", 8},       {"uint32", 4},        {"uint64", 8},          {"complex64", 8},
-    {"complex128", 16},   {"bfloat16", 2},      {"float8e4m3fn", 1},    {"float8e4m3fnuz", 1},
-    {"float8e5m2", 1},    {"float8e5m2fnuz", 1}, {"uint4", 1},          {"int4", 1},
-    {"float4e2m1", 1},
+    {"undefined", 0},      {"float32", 4},    {"uint8", 1},
+    {"int8", 1},           {"uint16", 2},     {"int16", 2},
+    {"int32", 4},          {"int64", 8},      {"string", sizeof(std::string)},
+    {"bool", 1},           {"float16", 2},    {"float64", 8},
+    {"uint32", 4},         {"uint64", 8},     {"complex64", 8},
+    {"complex128", 16},    {"bfloat16", 2},   {"float8e4m3fn", 1},
+    {"float8e4m3fnuz", 1}, {"float8e5m2", 1}, {"float8e5m2fnuz", 1},
+    {"uint4", 1},          {"int4", 1},       {"float4e2m1", 1},
 }};
 
 const Info& InfoOf(DType dt) {
@@ -46,8 +47,14 @@ bool IsFloat(DType dt) {
 }
 bool IsInteger(DType dt) {
   switch (dt) {
-    case DType::kInt8: case DType::kInt16: case DType::kInt32: case DType::kInt64:
-    case DType::kUInt8: case DType::kUInt16: case DType::kUInt32: case DType::kUInt64:
+    case DType::kInt8:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kInt64:
+    case DType::kUInt8:
+    case DType::kUInt16:
+    case DType::kUInt32:
+    case DType::kUInt64:
       return true;
     default:
       return false;
@@ -98,7 +105,8 @@ uint16_t Half::FromFloat(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t absx = x & 0x7fffffffu;
-  if (absx >= 0x7f800000u) return static_cast<uint16_t>(sign | (absx > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (absx >= 0x7f800000u)
+    return static_cast<uint16_t>(sign | (absx > 0x7f800000u ? 0x7e00u : 0x7c00u));
   if (absx >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
   if (absx < 0x38800000u) {  // subnormal half (or zero)
     // Scale by 2^24 through float arithmetic, which rounds to nearest even.

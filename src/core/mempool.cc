@@ -7,7 +7,8 @@
 namespace singa {
 
 size_t MemPool::RoundSize(size_t bytes) {
-  if (bytes <= 4096) return bytes == 0 ? kAlignment : (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (bytes <= 4096)
+    return bytes == 0 ? kAlignment : (bytes + kAlignment - 1) / kAlignment * kAlignment;
   size_t top = std::bit_floor(bytes);
   size_t step = top / 8;
   return (bytes + step - 1) / step * step;

@@ -11,13 +11,19 @@ Tensor::Tensor(Shape shape, DType dtype, Device device)
     : device_(device), dtype_(dtype), shape_(std::move(shape)) {
   SINGA_CHECK(dtype != DType::kUndefined, DTypeError, "Tensor: dtype is undefined");
   for (int64_t d : shape_)
-    SINGA_CHECK(d >= 0, ShapeError, "Tensor: negative dimension in shape " << singa::ToString(shape_));
+    SINGA_CHECK(d >= 0, ShapeError,
+                "Tensor: negative dimension in shape " << singa::ToString(shape_));
   strides_ = ContiguousStrides(shape_);
-  block_ = std::make_shared<Block>(device, static_cast<size_t>(NumElements(shape_)) * SizeOf(dtype), dtype);
+  block_ = std::make_shared<Block>(device, static_cast<size_t>(NumElements(shape_)) * SizeOf(dtype),
+                                   dtype);
 }
 
-Tensor Tensor::Zeros(Shape shape, DType dtype, Device device) { return Full(std::move(shape), 0.0, dtype, device); }
-Tensor Tensor::Ones(Shape shape, DType dtype, Device device) { return Full(std::move(shape), 1.0, dtype, device); }
+Tensor Tensor::Zeros(Shape shape, DType dtype, Device device) {
+  return Full(std::move(shape), 0.0, dtype, device);
+}
+Tensor Tensor::Ones(Shape shape, DType dtype, Device device) {
+  return Full(std::move(shape), 1.0, dtype, device);
+}
 
 Tensor Tensor::Full(Shape shape, double value, DType dtype, Device device) {
   Tensor t(std::move(shape), dtype, device);
@@ -25,11 +31,11 @@ Tensor Tensor::Full(Shape shape, double value, DType dtype, Device device) {
   return t;
 }
 
-Tensor Tensor::Wrap(void* data, DType dtype, Shape shape, Strides strides, std::shared_ptr<void> owner,
-                    Device device) {
+Tensor Tensor::Wrap(void* data, DType dtype, Shape shape, Strides strides,
+                    std::shared_ptr<void> owner, Device device) {
   SINGA_CHECK(shape.size() == strides.size(), ShapeError,
-              "Tensor::Wrap: shape " << singa::ToString(shape) << " and strides " << singa::ToString(strides)
-                                     << " differ in rank");
+              "Tensor::Wrap: shape " << singa::ToString(shape) << " and strides "
+                                     << singa::ToString(strides) << " differ in rank");
   Tensor t;
   t.device_ = device;
   t.dtype_ = dtype;
@@ -41,7 +47,9 @@ Tensor Tensor::Wrap(void* data, DType dtype, Shape shape, Strides strides, std::
   return t;
 }
 
-int64_t Tensor::dim(int64_t axis) const { return shape_[NormalizeAxis(axis, ndim(), "Tensor::dim")]; }
+int64_t Tensor::dim(int64_t axis) const {
+  return shape_[NormalizeAxis(axis, ndim(), "Tensor::dim")];
+}
 
 bool Tensor::is_contiguous() const {
   int64_t expected = 1;
@@ -54,9 +62,7 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
-std::string Tensor::ToString() const {
-  return std::string(Name(dtype_)) + singa::ToString(shape_);
-}
+std::string Tensor::ToString() const { return std::string(Name(dtype_)) + singa::ToString(shape_); }
 
 void* Tensor::raw_data() const {
   SINGA_CHECK(block_, Error, "access to the data of an undefined tensor");
@@ -70,7 +76,8 @@ Tensor Tensor::Reshape(Shape shape) const {
       SINGA_CHECK(infer < 0, ShapeError, "Reshape: more than one -1 in " << singa::ToString(shape));
       infer = static_cast<int64_t>(i);
     } else {
-      SINGA_CHECK(shape[i] >= 0, ShapeError, "Reshape: invalid dimension in " << singa::ToString(shape));
+      SINGA_CHECK(shape[i] >= 0, ShapeError,
+                  "Reshape: invalid dimension in " << singa::ToString(shape));
       known *= shape[i];
     }
   }
@@ -96,7 +103,8 @@ Tensor Tensor::Permute(const std::vector<int64_t>& perm) const {
   Tensor t = *this;
   for (size_t i = 0; i < perm.size(); ++i) {
     int64_t p = NormalizeAxis(perm[i], ndim(), "Transpose");
-    SINGA_CHECK(!seen[p], ShapeError, "Transpose: perm " << singa::ToString(perm) << " repeats an axis");
+    SINGA_CHECK(!seen[p], ShapeError,
+                "Transpose: perm " << singa::ToString(perm) << " repeats an axis");
     seen[p] = true;
     t.shape_[i] = shape_[p];
     t.strides_[i] = strides_[p];
@@ -188,8 +196,8 @@ Tensor Tensor::AsType(DType dtype) const {
 }
 
 void Tensor::CopyFrom(const Tensor& src) {
-  SINGA_CHECK(src.shape_ == shape_ || BroadcastShapes(src.shape_, shape_, "CopyFrom") == shape_, ShapeError,
-              "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
+  SINGA_CHECK(src.shape_ == shape_ || BroadcastShapes(src.shape_, shape_, "CopyFrom") == shape_,
+              ShapeError, "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
   Tensor dst = *this;
   device_.Exec([src, dst] { cpu::ConvertCopy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
 }
@@ -202,10 +210,13 @@ void Tensor::Fill(double value) {
           cpu::ConvertCopy(Tensor::Scalar<double>(value), dst);
           return;
         }
-        VisitDType(dst.dtype(), [&]<class T>(Tag<T>) {
-          const T v = cpu::ConvertValue<T>(value);
-          cpu::Unary<T, T>(dst, dst, [v](T) { return v; });
-        }, "Fill");
+        VisitDType(
+            dst.dtype(),
+            [&]<class T>(Tag<T>) {
+              const T v = cpu::ConvertValue<T>(value);
+              cpu::Unary<T, T>(dst, dst, [v](T) { return v; });
+            },
+            "Fill");
       },
       {}, std::span(&dst, 1));
 }

@@ -16,14 +16,31 @@ void ArithmeticForward(KernelCtx& k, const NoAttrs&) {
   });
 }
 
-struct AddOp { template <class T> static T Apply(T a, T b) { return a + b; } };
-struct SubOp { template <class T> static T Apply(T a, T b) { return a - b; } };
-struct MulOp { template <class T> static T Apply(T a, T b) { return a * b; } };
+struct AddOp {
+  template <class T>
+  static T Apply(T a, T b) {
+    return a + b;
+  }
+};
+struct SubOp {
+  template <class T>
+  static T Apply(T a, T b) {
+    return a - b;
+  }
+};
+struct MulOp {
+  template <class T>
+  static T Apply(T a, T b) {
+    return a * b;
+  }
+};
 struct DivOp {
   template <class T>
   static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) return b == 0 ? T(0) : a / b;
-    else return a / b;
+    if constexpr (std::is_integral_v<T>)
+      return b == 0 ? T(0) : a / b;
+    else
+      return a / b;
   }
 };
 
@@ -43,26 +60,30 @@ SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c)
 }  // namespace
 
 SINGA_REGISTER_OP(Add, NoAttrs)
-    .since_opset(14)
-    .inputs({"A", "B"}).outputs({"C"})
+    .since_opset(7)
+    .inputs({"A", "B"})
+    .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<AddOp>);
 SINGA_REGISTER_OP(Sub, NoAttrs)
-    .since_opset(14)
-    .inputs({"A", "B"}).outputs({"C"})
+    .since_opset(7)
+    .inputs({"A", "B"})
+    .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<SubOp>);
 SINGA_REGISTER_OP(Mul, NoAttrs)
-    .since_opset(14)
-    .inputs({"A", "B"}).outputs({"C"})
+    .since_opset(7)
+    .inputs({"A", "B"})
+    .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<MulOp>);
 SINGA_REGISTER_OP(Div, NoAttrs)
-    .since_opset(14)
-    .inputs({"A", "B"}).outputs({"C"})
+    .since_opset(7)
+    .inputs({"A", "B"})
+    .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(DivForward);

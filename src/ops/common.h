@@ -20,7 +20,8 @@ inline std::vector<int64_t> ReadInts(const InferCtx& c, int i) {
   const Tensor& t = c.input(i);
   SINGA_CHECK(t.dtype() == DType::kInt64 || t.dtype() == DType::kInt32, DTypeError,
               c.where() << ": input " << i << " must be int64, got " << t.ToString());
-  SINGA_CHECK(t.ndim() <= 1, ShapeError, c.where() << ": input " << i << " must be 1-D, got " << t.ToString());
+  SINGA_CHECK(t.ndim() <= 1, ShapeError,
+              c.where() << ": input " << i << " must be 1-D, got " << t.ToString());
   return t.ToVector<int64_t>();
 }
 

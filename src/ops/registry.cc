@@ -50,8 +50,8 @@ std::string InferCtx::inputs_string() const {
   std::string s;
   for (int i = 0; i < num_inputs(); ++i) {
     if (i) s += ", ";
-    std::string name = i < static_cast<int>(op_.input_names.size()) ? op_.input_names[i]
-                                                                      : op_.input_names.back();
+    std::string name =
+        i < static_cast<int>(op_.input_names.size()) ? op_.input_names[i] : op_.input_names.back();
     while (!name.empty() && (name.back() == '?' || name.back() == '.')) name.pop_back();
     s += name + ": " + (inputs_[i].defined() ? inputs_[i].ToString() : std::string("absent"));
   }
@@ -87,13 +87,13 @@ const AttrInfo* OpSchema::find_attr(std::string_view attr) const {
 
 void OpSchema::CheckInputs(const InferCtx& ctx) const {
   int n = ctx.num_inputs();
-  SINGA_CHECK(n >= min_inputs() && n <= max_inputs(), ShapeError,
-              ctx.where() << ": expects " << min_inputs()
-                          << (max_inputs() == INT_MAX ? std::string(" or more")
-                              : max_inputs() == min_inputs()
-                                  ? std::string()
-                                  : " to " + std::to_string(max_inputs()))
-                          << " inputs, got " << n);
+  SINGA_CHECK(
+      n >= min_inputs() && n <= max_inputs(), ShapeError,
+      ctx.where() << ": expects " << min_inputs()
+                  << (max_inputs() == INT_MAX        ? std::string(" or more")
+                      : max_inputs() == min_inputs() ? std::string()
+                                                     : " to " + std::to_string(max_inputs()))
+                  << " inputs, got " << n);
   for (int i = 0; i < n; ++i) {
     bool optional = i < static_cast<int>(input_names.size()) && IsOptionalName(input_names[i]);
     SINGA_CHECK(optional || ctx.has_input(i), ShapeError,
@@ -106,7 +106,8 @@ void OpSchema::CheckInputs(const InferCtx& ctx) const {
     DType first = DType::kUndefined;
     for (int i : rule.inputs) {
       // A rule on a variadic input covers every input from there on.
-      int last = (i == static_cast<int>(input_names.size()) - 1 && max_inputs() == INT_MAX) ? n - 1 : i;
+      int last =
+          (i == static_cast<int>(input_names.size()) - 1 && max_inputs() == INT_MAX) ? n - 1 : i;
       for (int j = i; j <= last && j < n; ++j) {
         if (!ctx.has_input(j)) continue;
         DType dt = ctx.dtype(j);
@@ -114,8 +115,9 @@ void OpSchema::CheckInputs(const InferCtx& ctx) const {
                     DTypeError,
                     ctx.where() << ": dtype " << Name(dt) << " is not supported for input " << j
                                 << " (" << ctx.inputs_string() << ")");
-        SINGA_CHECK(first == DType::kUndefined || dt == first, DTypeError,
-                    ctx.where() << ": inputs must have the same dtype (" << ctx.inputs_string() << ")");
+        SINGA_CHECK(
+            first == DType::kUndefined || dt == first, DTypeError,
+            ctx.where() << ": inputs must have the same dtype (" << ctx.inputs_string() << ")");
         first = dt;
       }
     }
@@ -130,7 +132,8 @@ int OpSchema::ResolveNumOutputs(int requested, const InferCtx& ctx) const {
   return requested;
 }
 
-std::shared_ptr<const void> OpSchema::ParseAttrs(const AttrMap& attrs, std::span<const Tensor> inputs,
+std::shared_ptr<const void> OpSchema::ParseAttrs(const AttrMap& attrs,
+                                                 std::span<const Tensor> inputs,
                                                  std::string_view node) const {
   InferCtx ctx(*this, inputs, -1, node);
   return parse(attrs, ctx);
@@ -168,7 +171,8 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
   Device dev = inputs.empty() || !inputs[0].defined() ? Device::Cpu() : inputs[0].device();
   TensorList outputs;
   outputs.reserve(ctx.num_outputs());
-  for (int i = 0; i < ctx.num_outputs(); ++i) outputs.emplace_back(specs[i].shape, specs[i].dtype, dev);
+  for (int i = 0; i < ctx.num_outputs(); ++i)
+    outputs.emplace_back(specs[i].shape, specs[i].dtype, dev);
 
   const KernelFn* fn = &kernel;
   if (t_variant == KernelVariant::kReference && reference) fn = &reference;
@@ -231,22 +235,25 @@ std::vector<const OpSchema*> OpRegistry::All() {
   for (auto& [key, versions] : r.ops)
     for (auto& v : versions) all.push_back(v.get());
   std::sort(all.begin(), all.end(), [](const OpSchema* a, const OpSchema* b) {
-    return std::tie(a->domain, a->name, a->since_version) < std::tie(b->domain, b->name, b->since_version);
+    return std::tie(a->domain, a->name, a->since_version) <
+           std::tie(b->domain, b->name, b->since_version);
   });
   return all;
 }
 
-TensorList CallOp(std::string_view name, std::span<const Tensor> inputs, const AttrMap& attrs, int opset,
-                  int num_outputs) {
+TensorList CallOp(std::string_view name, std::span<const Tensor> inputs, const AttrMap& attrs,
+                  int opset, int num_outputs) {
   const OpSchema& s = OpRegistry::Get(name, opset);
   return s.Run(inputs, s.ParseAttrs(attrs, inputs), num_outputs);
 }
 
 namespace attr_detail {
-void TypeMismatch(const InferCtx& ctx, std::string_view attr, std::string_view want, const AttrValue& got) {
-  static const char* kinds[] = {"none", "int", "float", "string", "tensor", "ints", "floats", "strings", "tensors"};
-  throw ShapeError(ctx.where() + ": attribute '" + std::string(attr) + "' expects " + std::string(want) +
-                   ", got " + kinds[got.index()]);
+void TypeMismatch(const InferCtx& ctx, std::string_view attr, std::string_view want,
+                  const AttrValue& got) {
+  static const char* kinds[] = {"none", "int",    "float",   "string", "tensor",
+                                "ints", "floats", "strings", "tensors"};
+  throw ShapeError(ctx.where() + ": attribute '" + std::string(attr) + "' expects " +
+                   std::string(want) + ", got " + kinds[got.index()]);
 }
 }  // namespace attr_detail
 

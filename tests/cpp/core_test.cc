@@ -1,5 +1,10 @@
+// Core engine: Tensor views, dtype conversions, MemPool, Device, registry errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
+#include "singa/core/parallel.h"
 #include "singa/core/tensor.h"
 #include "singa/ops/op.h"
 
@@ -14,15 +19,179 @@ TEST(Tensor, ViewsShareStorage) {
   EXPECT_EQ(xt.At<float>({2, 1}), 6.f);
   Tensor c = xt.Contiguous();
   EXPECT_TRUE(c.is_contiguous());
+  EXPECT_NE(c.block(), x.block());
   EXPECT_EQ(c.ToVector<float>(), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(x.Contiguous().block(), x.block());  // no copy when already dense
 }
 
-TEST(Ops, AddBroadcasts) {
-  Tensor a = Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
-  Tensor b = Tensor::FromVector<float>({3}, {10, 20, 30});
+TEST(Tensor, ReshapeViewsOrCopies) {
+  Tensor x = Tensor::FromVector<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor r = x.Reshape({3, -1});
+  EXPECT_EQ(r.shape(), (Shape{3, 2}));
+  EXPECT_EQ(r.block(), x.block());
+  Tensor rt = x.Transpose().Reshape({6});  // not expressible as a view
+  EXPECT_NE(rt.block(), x.block());
+  EXPECT_EQ(rt.ToVector<int32_t>(), (std::vector<int32_t>{1, 4, 2, 5, 3, 6}));
+  EXPECT_THROW(x.Reshape({4, -1}), ShapeError);
+  EXPECT_THROW(x.Reshape({-1, -1}), ShapeError);
+}
+
+TEST(Tensor, SliceLikePython) {
+  Tensor x = Tensor::FromVector<int64_t>({6}, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(x.Slice(0, 1, 5, 2).ToVector<int64_t>(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(x.Slice(0, -1, -7, -1).ToVector<int64_t>(), (std::vector<int64_t>{5, 4, 3, 2, 1, 0}));
+  EXPECT_EQ(x.Slice(0, 4, 100, 1).ToVector<int64_t>(), (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(x.Slice(0, 3, 3).numel(), 0);
+  EXPECT_EQ(x.Slice(0, 5, 0, -2).ToVector<int64_t>(), (std::vector<int64_t>{5, 3, 1}));
+  EXPECT_THROW(x.Slice(0, 0, 1, 0), ShapeError);
+}
+
+TEST(Tensor, BroadcastSqueezeUnsqueeze) {
+  Tensor x = Tensor::FromVector<float>({3, 1}, {1, 2, 3});
+  Tensor b = x.BroadcastTo({2, 3, 4});
+  EXPECT_EQ(b.strides(), (Strides{0, 1, 0}));
+  EXPECT_EQ(b.At<float>({1, 2, 3}), 3.f);
+  EXPECT_EQ(b.Contiguous().numel(), 24);
+  EXPECT_THROW(x.BroadcastTo({2, 4}), ShapeError);
+  EXPECT_EQ(x.Squeeze(1).shape(), (Shape{3}));
+  EXPECT_THROW(x.Squeeze(0), ShapeError);
+  EXPECT_EQ(x.Unsqueeze(0).shape(), (Shape{1, 3, 1}));
+  EXPECT_EQ(x.Unsqueeze(-1).shape(), (Shape{3, 1, 1}));
+}
+
+TEST(Tensor, ScalarsAndEmpty) {
+  Tensor s = Tensor::Scalar<double>(2.5);
+  EXPECT_EQ(s.ndim(), 0);
+  EXPECT_EQ(s.numel(), 1);
+  EXPECT_EQ(s.Item<double>(), 2.5);
+  Tensor e = Tensor::Zeros({0, 4});
+  EXPECT_TRUE(e.empty());
+  EXPECT_EQ(e.Clone().shape(), (Shape{0, 4}));
+  EXPECT_EQ(e.Transpose().Contiguous().shape(), (Shape{4, 0}));
+  Tensor y = CallOp("Add", {e, Tensor::Ones({4})})[0];
+  EXPECT_EQ(y.shape(), (Shape{0, 4}));
+  EXPECT_THROW(Tensor({2, -1}), ShapeError);
+}
+
+TEST(Tensor, AsTypeConverts) {
+  Tensor x = Tensor::FromVector<float>({4}, {-1.5f, 0.f, 2.f, 3.75f});
+  EXPECT_EQ(x.AsType(DType::kInt32).ToVector<int32_t>(), (std::vector<int32_t>{-1, 0, 2, 3}));
+  EXPECT_EQ(x.AsType(DType::kBool).ToVector<bool>(), (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(x.AsType(DType::kFloat16).ToVector<float>(), x.ToVector<float>());
+  EXPECT_EQ(x.AsType(DType::kBFloat16).ToVector<float>(), x.ToVector<float>());
+  Tensor s = x.AsType(DType::kString);
+  EXPECT_EQ(s.At<std::string>({3}), "3.75");
+  EXPECT_EQ(s.AsType(DType::kFloat32).ToVector<float>(), x.ToVector<float>());
+}
+
+TEST(DType, NamesRoundTrip) {
+  for (int i = 1; i < kNumDTypes; ++i) {
+    auto dt = static_cast<DType>(i);
+    EXPECT_EQ(DTypeFromName(Name(dt)), dt);
+  }
+  EXPECT_THROW(DTypeFromName("float128"), DTypeError);
+}
+
+TEST(DType, HalfRoundTripsEveryBitPattern) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    float f = Half::ToFloat(static_cast<uint16_t>(h));
+    if (std::isnan(f)) continue;
+    EXPECT_EQ(Half::FromFloat(f), h) << "half bits " << h;
+  }
+}
+
+TEST(DType, HalfRoundsToNearestEven) {
+  EXPECT_EQ(static_cast<float>(Half(1.0f + 1.0f / 2048)), 1.0f);  // tie -> even
+  EXPECT_EQ(static_cast<float>(Half(1.0f + 3.0f / 2048)), 1.0f + 2.0f / 1024);
+  EXPECT_TRUE(std::isinf(static_cast<float>(Half(70000.f))));
+  EXPECT_EQ(static_cast<float>(Half(5.96e-8f)), 5.960464477539063e-8f);  // smallest subnormal
+  EXPECT_EQ(static_cast<float>(BFloat16(1.00390625f)), 1.0f);            // tie -> even
+  EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(NAN))));
+}
+
+TEST(MemPool, CachesAndCounts) {
+  MemPool pool;
+  void* p = pool.Malloc(1000);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % MemPool::kAlignment, 0u);
+  EXPECT_EQ(pool.stats().current_bytes, static_cast<int64_t>(MemPool::RoundSize(1000)));
+  pool.Free(p, 1000);
+  EXPECT_EQ(pool.stats().current_bytes, 0);
+  EXPECT_GT(pool.stats().cached_bytes, 0);
+  void* q = pool.Malloc(1000);
+  EXPECT_EQ(p, q);  // served from the cache
+  EXPECT_EQ(pool.stats().num_os_allocs, 1);
+  pool.Free(q, 1000);
+  pool.EmptyCache();
+  EXPECT_EQ(pool.stats().cached_bytes, 0);
+  EXPECT_GE(pool.stats().peak_bytes, 1000);
+  void* z = pool.Malloc(0);
+  EXPECT_NE(z, nullptr);
+  pool.Free(z, 0);
+}
+
+TEST(MemPool, SizeClassesBoundWaste) {
+  for (size_t n : {1ul, 63ul, 64ul, 4097ul, 100000ul, 123456789ul}) {
+    size_t r = MemPool::RoundSize(n);
+    EXPECT_GE(r, n);
+    EXPECT_LE(r, std::max<size_t>(64, n + n / 8 + 64));
+  }
+}
+
+TEST(MemPool, TensorsReturnMemory) {
+  MemPool& pool = Device::Cpu().mem_pool();
+  int64_t before = pool.stats().current_bytes;
+  {
+    Tensor t({1024, 1024});
+    t.Fill(1);
+    EXPECT_GE(pool.stats().current_bytes, before + 4 * 1024 * 1024);
+  }
+  EXPECT_EQ(pool.stats().current_bytes, before);
+}
+
+TEST(Device, GraphCaptureAndReplay) {
+  Device cpu = Device::Cpu();
+  Tensor a = Tensor::FromVector<float>({2}, {1, 2});
+  Tensor b = Tensor::FromVector<float>({2}, {10, 20});
+  cpu.EnableGraph(true);
   Tensor y = CallOp("Add", {a, b})[0];
-  EXPECT_EQ(y.shape(), (Shape{2, 3}));
-  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  cpu.EnableGraph(false);
+  EXPECT_EQ(cpu.graph_size(), 1u);
+  cpu.RunGraph();
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{11, 22}));
+  a.Fill(5);
+  cpu.RunGraph();  // replays on the new values
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{15, 25}));
+  cpu.ResetGraph();
+  EXPECT_EQ(cpu.graph_size(), 0u);
+  EXPECT_THROW(Device::Cuda(0), UnsupportedOp);
+}
+
+TEST(Parallel, CoversRangeOnce) {
+  std::vector<int> hits(100000);
+  ParallelFor(0, 100000, 1000, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) hits[i]++;
+  });
+  for (int h : hits) ASSERT_EQ(h, 1);
+  int n = GetNumThreads();
+  SetNumThreads(1);
+  EXPECT_EQ(GetNumThreads(), 1);
+  SetNumThreads(n);
+}
+
+TEST(Registry, ErrorsNameTheOp) {
+  Tensor a = Tensor::Ones({2, 3});
+  try {
+    CallOp("Add", {a, Tensor::Ones({4})});
+    FAIL();
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("Add"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("[2,3]"), std::string::npos);
+  }
+  EXPECT_THROW(CallOp("Add", {a, Tensor::Ones({2, 3}, DType::kFloat64)}), DTypeError);
+  EXPECT_THROW(CallOp("Add", {a, a}, {{"alpha", 1.0f}}), ShapeError);
+  EXPECT_THROW(CallOp("NoSuchOp", {a}), UnsupportedOp);
+  EXPECT_THROW(CallOp("Add", {a, a}, {}, 1), UnsupportedOp);  // no opset-1 Add
+  EXPECT_EQ(OpRegistry::Find("Add", 13)->since_version, 7);
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ void CheckRow(const OpRow& row) {
       TensorList ref = Run(row, inputs, KernelVariant::kReference);
       ASSERT_EQ(fast.size(), ref.size());
       for (size_t i = 0; i < fast.size(); ++i)
-        EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0) << "output " << i << " fast vs reference";
+        EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0)
+            << "output " << i << " fast vs reference";
     }
     TensorList nc_inputs;
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -67,7 +68,8 @@ void CheckRow(const OpRow& row) {
     TensorList nc = Run(row, nc_inputs, KernelVariant::kFast);
     for (size_t i = 0; i < fast.size(); ++i)
       EXPECT_LE(CloseRatio(nc[i], fast[i], rtol, atol), 1.0) << "output " << i << " non-contiguous";
-    SpecList specs = schema.Infer(inputs, schema.ParseAttrs(row.attrs, inputs).get(), row.num_outputs);
+    SpecList specs =
+        schema.Infer(inputs, schema.ParseAttrs(row.attrs, inputs).get(), row.num_outputs);
     for (size_t i = 0; i < fast.size(); ++i) {
       EXPECT_EQ(fast[i].shape(), specs[i].shape) << "output " << i << " vs shape inference";
       EXPECT_EQ(fast[i].dtype(), specs[i].dtype) << "output " << i << " vs dtype inference";

@@ -53,7 +53,7 @@ inline constexpr int kNumDTypes = 24;
 struct Half {
   uint16_t bits = 0;
   Half() = default;
-  Half(float f) : bits(FromFloat(f)) {}  // NOLINT: implicit like a float
+  Half(float f) : bits(FromFloat(f)) {}             // NOLINT: implicit like a float
   operator float() const { return ToFloat(bits); }  // NOLINT
   static uint16_t FromFloat(float f);
   static float ToFloat(uint16_t h);
@@ -87,9 +87,11 @@ struct Tag {
 // C++ element type of a DType (for the types that have kernels).
 template <DType D>
 struct CType;
-#define SINGA_CTYPE(D, T) \
-  template <>             \
-  struct CType<DType::D> { using type = T; }
+#define SINGA_CTYPE(D, T)  \
+  template <>              \
+  struct CType<DType::D> { \
+    using type = T;        \
+  }
 SINGA_CTYPE(kFloat32, float);
 SINGA_CTYPE(kFloat64, double);
 SINGA_CTYPE(kFloat16, Half);
@@ -109,33 +111,61 @@ SINGA_CTYPE(kString, std::string);
 template <class T>
 constexpr DType DTypeOf();
 template <>
-constexpr DType DTypeOf<float>() { return DType::kFloat32; }
+constexpr DType DTypeOf<float>() {
+  return DType::kFloat32;
+}
 template <>
-constexpr DType DTypeOf<double>() { return DType::kFloat64; }
+constexpr DType DTypeOf<double>() {
+  return DType::kFloat64;
+}
 template <>
-constexpr DType DTypeOf<Half>() { return DType::kFloat16; }
+constexpr DType DTypeOf<Half>() {
+  return DType::kFloat16;
+}
 template <>
-constexpr DType DTypeOf<BFloat16>() { return DType::kBFloat16; }
+constexpr DType DTypeOf<BFloat16>() {
+  return DType::kBFloat16;
+}
 template <>
-constexpr DType DTypeOf<int8_t>() { return DType::kInt8; }
+constexpr DType DTypeOf<int8_t>() {
+  return DType::kInt8;
+}
 template <>
-constexpr DType DTypeOf<int16_t>() { return DType::kInt16; }
+constexpr DType DTypeOf<int16_t>() {
+  return DType::kInt16;
+}
 template <>
-constexpr DType DTypeOf<int32_t>() { return DType::kInt32; }
+constexpr DType DTypeOf<int32_t>() {
+  return DType::kInt32;
+}
 template <>
-constexpr DType DTypeOf<int64_t>() { return DType::kInt64; }
+constexpr DType DTypeOf<int64_t>() {
+  return DType::kInt64;
+}
 template <>
-constexpr DType DTypeOf<uint8_t>() { return DType::kUInt8; }
+constexpr DType DTypeOf<uint8_t>() {
+  return DType::kUInt8;
+}
 template <>
-constexpr DType DTypeOf<uint16_t>() { return DType::kUInt16; }
+constexpr DType DTypeOf<uint16_t>() {
+  return DType::kUInt16;
+}
 template <>
-constexpr DType DTypeOf<uint32_t>() { return DType::kUInt32; }
+constexpr DType DTypeOf<uint32_t>() {
+  return DType::kUInt32;
+}
 template <>
-constexpr DType DTypeOf<uint64_t>() { return DType::kUInt64; }
+constexpr DType DTypeOf<uint64_t>() {
+  return DType::kUInt64;
+}
 template <>
-constexpr DType DTypeOf<bool>() { return DType::kBool; }
+constexpr DType DTypeOf<bool>() {
+  return DType::kBool;
+}
 template <>
-constexpr DType DTypeOf<std::string>() { return DType::kString; }
+constexpr DType DTypeOf<std::string>() {
+  return DType::kString;
+}
 
 // Bytes per element in memory (sub-byte types take one byte).
 size_t SizeOf(DType dt);
@@ -143,22 +173,22 @@ size_t SizeOf(DType dt);
 std::string_view Name(DType dt);
 // Inverse of Name; throws DTypeError for an unknown name.
 DType DTypeFromName(std::string_view name);
-bool IsFloat(DType dt);     // float16/bfloat16/float32/float64 (the computable floats)
-bool IsInteger(DType dt);   // signed or unsigned 8..64-bit integers
-bool IsSigned(DType dt);    // signed integers and floats
-bool IsNumeric(DType dt);   // IsFloat || IsInteger
+bool IsFloat(DType dt);       // float16/bfloat16/float32/float64 (the computable floats)
+bool IsInteger(DType dt);     // signed or unsigned 8..64-bit integers
+bool IsSigned(DType dt);      // signed integers and floats
+bool IsNumeric(DType dt);     // IsFloat || IsInteger
 bool IsComputable(DType dt);  // has a C++ element type (CType) and kernels may use it
 
 // Named groups for op type constraints.
 namespace dtypes {
-extern const std::vector<DType> kFloats;        // f16 bf16 f32 f64
-extern const std::vector<DType> kSignedInts;    // i8 i16 i32 i64
-extern const std::vector<DType> kUnsignedInts;  // u8 u16 u32 u64
-extern const std::vector<DType> kInts;          // signed + unsigned
-extern const std::vector<DType> kNumeric;       // floats + ints
+extern const std::vector<DType> kFloats;         // f16 bf16 f32 f64
+extern const std::vector<DType> kSignedInts;     // i8 i16 i32 i64
+extern const std::vector<DType> kUnsignedInts;   // u8 u16 u32 u64
+extern const std::vector<DType> kInts;           // signed + unsigned
+extern const std::vector<DType> kNumeric;        // floats + ints
 extern const std::vector<DType> kSignedNumeric;  // floats + signed ints
-extern const std::vector<DType> kAll;           // numeric + bool + string
-extern const std::vector<DType> kAllButString;  // numeric + bool
+extern const std::vector<DType> kAll;            // numeric + bool + string
+extern const std::vector<DType> kAllButString;   // numeric + bool
 }  // namespace dtypes
 
 // Calls f(Tag<T>{}) with T the C++ type of `dt`. Throws DTypeError (naming
@@ -167,19 +197,32 @@ extern const std::vector<DType> kAllButString;  // numeric + bool
 template <class F>
 decltype(auto) VisitDType(DType dt, F&& f, std::string_view what = "") {
   switch (dt) {
-    case DType::kFloat32: return f(Tag<float>{});
-    case DType::kFloat64: return f(Tag<double>{});
-    case DType::kFloat16: return f(Tag<Half>{});
-    case DType::kBFloat16: return f(Tag<BFloat16>{});
-    case DType::kInt8: return f(Tag<int8_t>{});
-    case DType::kInt16: return f(Tag<int16_t>{});
-    case DType::kInt32: return f(Tag<int32_t>{});
-    case DType::kInt64: return f(Tag<int64_t>{});
-    case DType::kUInt8: return f(Tag<uint8_t>{});
-    case DType::kUInt16: return f(Tag<uint16_t>{});
-    case DType::kUInt32: return f(Tag<uint32_t>{});
-    case DType::kUInt64: return f(Tag<uint64_t>{});
-    case DType::kBool: return f(Tag<bool>{});
+    case DType::kFloat32:
+      return f(Tag<float>{});
+    case DType::kFloat64:
+      return f(Tag<double>{});
+    case DType::kFloat16:
+      return f(Tag<Half>{});
+    case DType::kBFloat16:
+      return f(Tag<BFloat16>{});
+    case DType::kInt8:
+      return f(Tag<int8_t>{});
+    case DType::kInt16:
+      return f(Tag<int16_t>{});
+    case DType::kInt32:
+      return f(Tag<int32_t>{});
+    case DType::kInt64:
+      return f(Tag<int64_t>{});
+    case DType::kUInt8:
+      return f(Tag<uint8_t>{});
+    case DType::kUInt16:
+      return f(Tag<uint16_t>{});
+    case DType::kUInt32:
+      return f(Tag<uint32_t>{});
+    case DType::kUInt64:
+      return f(Tag<uint64_t>{});
+    case DType::kBool:
+      return f(Tag<bool>{});
     default:
       throw DTypeError(std::string(what) + (what.empty() ? "" : ": ") + "no kernel for dtype " +
                        std::string(Name(dt)));
@@ -199,10 +242,14 @@ decltype(auto) VisitNumeric(DType dt, F&& f, std::string_view what = "") {
 template <class F>
 decltype(auto) VisitFloat(DType dt, F&& f, std::string_view what = "") {
   switch (dt) {
-    case DType::kFloat32: return f(Tag<float>{});
-    case DType::kFloat64: return f(Tag<double>{});
-    case DType::kFloat16: return f(Tag<Half>{});
-    case DType::kBFloat16: return f(Tag<BFloat16>{});
+    case DType::kFloat32:
+      return f(Tag<float>{});
+    case DType::kFloat64:
+      return f(Tag<double>{});
+    case DType::kFloat16:
+      return f(Tag<Half>{});
+    case DType::kBFloat16:
+      return f(Tag<BFloat16>{});
     default:
       throw DTypeError(std::string(what) + (what.empty() ? "" : ": ") +
                        "expects a float dtype, got " + std::string(Name(dt)));

@@ -45,11 +45,11 @@ class IOError : public Error {
 }  // namespace singa
 
 // Throws ErrorType with a message built by streaming `msg` when `cond` fails.
-#define SINGA_CHECK(cond, ErrorType, msg) \
-  do {                                    \
-    if (!(cond)) {                        \
-      std::ostringstream singa_check_os;  \
-      singa_check_os << msg;              \
+#define SINGA_CHECK(cond, ErrorType, msg)    \
+  do {                                       \
+    if (!(cond)) {                           \
+      std::ostringstream singa_check_os;     \
+      singa_check_os << msg;                 \
       throw ErrorType(singa_check_os.str()); \
-    }                                     \
+    }                                        \
   } while (0)

@@ -116,8 +116,9 @@ using TensorList = std::vector<Tensor>;
 template <class T>
 Tensor Tensor::FromVector(Shape shape, const std::vector<T>& values, Device device) {
   Tensor t(std::move(shape), DTypeOf<T>(), device);
-  SINGA_CHECK(static_cast<int64_t>(values.size()) == t.numel(), ShapeError,
-              "FromVector: " << values.size() << " values for shape " << singa::ToString(t.shape()));
+  SINGA_CHECK(
+      static_cast<int64_t>(values.size()) == t.numel(), ShapeError,
+      "FromVector: " << values.size() << " values for shape " << singa::ToString(t.shape()));
   T* p = t.data<T>();
   for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
   return t;
@@ -133,16 +134,20 @@ T Tensor::At(const std::vector<int64_t>& index) const {
                 "At: index out of range for shape " << singa::ToString(shape_));
     off += index[i] * strides_[i];
   }
-  return VisitDType(dtype_, [&](auto tag) -> T {
-    using S = typename decltype(tag)::type;
-    const S v = static_cast<const S*>(raw_data())[off];
-    if constexpr (std::is_same_v<S, T>)
-      return v;
-    else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>)
-      return static_cast<T>(static_cast<float>(v));
-    else
-      return static_cast<T>(v);
-  });
+  if constexpr (std::is_same_v<T, std::string>) {
+    return data<std::string>()[off];
+  } else {
+    return VisitDType(dtype_, [&](auto tag) -> T {
+      using S = typename decltype(tag)::type;
+      const S v = static_cast<const S*>(raw_data())[off];
+      if constexpr (std::is_same_v<S, T>)
+        return v;
+      else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>)
+        return static_cast<T>(static_cast<float>(v));
+      else
+        return static_cast<T>(v);
+    });
+  }
 }
 
 template <class T>

@@ -40,9 +40,9 @@ namespace singa {
 // Newest ai.onnx opset this build implements ops up to.
 inline constexpr int kLatestOpset = 25;
 
-using AttrValue = std::variant<std::monostate, int64_t, float, std::string, Tensor,
-                               std::vector<int64_t>, std::vector<float>,
-                               std::vector<std::string>, std::vector<Tensor>>;
+using AttrValue =
+    std::variant<std::monostate, int64_t, float, std::string, Tensor, std::vector<int64_t>,
+                 std::vector<float>, std::vector<std::string>, std::vector<Tensor>>;
 using AttrMap = std::map<std::string, AttrValue, std::less<>>;
 
 struct TensorSpec {
@@ -217,7 +217,8 @@ M FromAttr(const AttrValue& v, const InferCtx& ctx, std::string_view name) {
     TypeMismatch(ctx, name, "float", v);
   } else if constexpr (std::is_same_v<M, std::vector<float>>) {
     if (auto* f = std::get_if<std::vector<float>>(&v)) return *f;
-    if (auto* i = std::get_if<std::vector<int64_t>>(&v)) return std::vector<float>(i->begin(), i->end());
+    if (auto* i = std::get_if<std::vector<int64_t>>(&v))
+      return std::vector<float>(i->begin(), i->end());
     TypeMismatch(ctx, name, "floats", v);
   } else {
     if (auto* m = std::get_if<M>(&v)) return *m;
@@ -275,10 +276,22 @@ class OpBuilder {
     OpRegistry::Add(std::move(s_));
   }
 
-  OpBuilder& since_opset(int v) { s_->since_version = v; return *this; }
-  OpBuilder& domain(std::string d) { s_->domain = std::move(d); return *this; }
-  OpBuilder& inputs(std::vector<std::string> names) { s_->input_names = std::move(names); return *this; }
-  OpBuilder& outputs(std::vector<std::string> names) { s_->output_names = std::move(names); return *this; }
+  OpBuilder& since_opset(int v) {
+    s_->since_version = v;
+    return *this;
+  }
+  OpBuilder& domain(std::string d) {
+    s_->domain = std::move(d);
+    return *this;
+  }
+  OpBuilder& inputs(std::vector<std::string> names) {
+    s_->input_names = std::move(names);
+    return *this;
+  }
+  OpBuilder& outputs(std::vector<std::string> names) {
+    s_->output_names = std::move(names);
+    return *this;
+  }
 
   template <class M>
   OpBuilder& attr(std::string name, M A::*member, bool required = false) {
@@ -351,7 +364,7 @@ struct OpRegistrar {
 #define SINGA_OP_CONCAT_INNER(a, b) a##b
 #define SINGA_OP_CONCAT(a, b) SINGA_OP_CONCAT_INNER(a, b)
 // Registers an op at load time: SINGA_REGISTER_OP(Name, AttrsStruct).since_opset(..)...;
-#define SINGA_REGISTER_OP(NAME, ATTRS)                                                  \
+#define SINGA_REGISTER_OP(NAME, ATTRS)                                                         \
   [[maybe_unused]] static const ::singa::OpRegistrar SINGA_OP_CONCAT(singa_op_, __COUNTER__) = \
       ::singa::OpBuilder<ATTRS>(#NAME)
 

@@ -16,8 +16,12 @@ dnnl::stream& Stream() {
 
 bool Supports(DType dt) {
   switch (dt) {
-    case DType::kFloat32: case DType::kFloat16: case DType::kBFloat16:
-    case DType::kInt8: case DType::kUInt8: case DType::kInt32:
+    case DType::kFloat32:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kInt32:
       return true;
     default:
       return false;
@@ -27,17 +31,26 @@ bool Supports(DType dt) {
 dnnl::memory::data_type ToDnnl(DType dt) {
   using dt_t = dnnl::memory::data_type;
   switch (dt) {
-    case DType::kFloat32: return dt_t::f32;
-    case DType::kFloat16: return dt_t::f16;
-    case DType::kBFloat16: return dt_t::bf16;
-    case DType::kInt8: return dt_t::s8;
-    case DType::kUInt8: return dt_t::u8;
-    case DType::kInt32: return dt_t::s32;
-    default: throw DTypeError("oneDNN has no data type for " + std::string(Name(dt)));
+    case DType::kFloat32:
+      return dt_t::f32;
+    case DType::kFloat16:
+      return dt_t::f16;
+    case DType::kBFloat16:
+      return dt_t::bf16;
+    case DType::kInt8:
+      return dt_t::s8;
+    case DType::kUInt8:
+      return dt_t::u8;
+    case DType::kInt32:
+      return dt_t::s32;
+    default:
+      throw DTypeError("oneDNN has no data type for " + std::string(Name(dt)));
   }
 }
 
-dnnl::memory::dims Dims(const Shape& shape) { return dnnl::memory::dims(shape.begin(), shape.end()); }
+dnnl::memory::dims Dims(const Shape& shape) {
+  return dnnl::memory::dims(shape.begin(), shape.end());
+}
 
 dnnl::memory::desc Desc(const Tensor& t) {
   if (t.ndim() == 0) return dnnl::memory::desc({1}, ToDnnl(t.dtype()), dnnl::memory::dims{1});

@@ -157,46 +157,45 @@ void Binary(const Tensor& a, const Tensor& b, const Tensor& y, F f) {
       return;
     }
   }
-  ForEachRow<3>(
-      y.shape(), {reinterpret_cast<char*>(out), (char*)pa, (char*)pb},
-      {sizeof(TO), sizeof(TA), sizeof(TB)},
-      {y.strides(), BroadcastStrides(a, y.shape()), BroadcastStrides(b, y.shape())},
-      [&](int64_t m, std::array<char*, 3> p, std::array<int64_t, 3> s) {
-        TO* o = reinterpret_cast<TO*>(p[0]);
-        const TA* x = reinterpret_cast<const TA*>(p[1]);
-        const TB* z = reinterpret_cast<const TB*>(p[2]);
-        if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
-          for (int64_t i = 0; i < m; ++i) o[i] = f(x[i], z[i]);
-        } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
-          const TB v = z[0];
-          for (int64_t i = 0; i < m; ++i) o[i] = f(x[i], v);
-        } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
-          const TA v = x[0];
-          for (int64_t i = 0; i < m; ++i) o[i] = f(v, z[i]);
-        } else {
-          for (int64_t i = 0; i < m; ++i) o[i * s[0]] = f(x[i * s[1]], z[i * s[2]]);
-        }
-      });
+  ForEachRow<3>(y.shape(), {reinterpret_cast<char*>(out), (char*)pa, (char*)pb},
+                {sizeof(TO), sizeof(TA), sizeof(TB)},
+                {y.strides(), BroadcastStrides(a, y.shape()), BroadcastStrides(b, y.shape())},
+                [&](int64_t m, std::array<char*, 3> p, std::array<int64_t, 3> s) {
+                  TO* o = reinterpret_cast<TO*>(p[0]);
+                  const TA* x = reinterpret_cast<const TA*>(p[1]);
+                  const TB* z = reinterpret_cast<const TB*>(p[2]);
+                  if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+                    for (int64_t i = 0; i < m; ++i) o[i] = f(x[i], z[i]);
+                  } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
+                    const TB v = z[0];
+                    for (int64_t i = 0; i < m; ++i) o[i] = f(x[i], v);
+                  } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+                    const TA v = x[0];
+                    for (int64_t i = 0; i < m; ++i) o[i] = f(v, z[i]);
+                  } else {
+                    for (int64_t i = 0; i < m; ++i) o[i * s[0]] = f(x[i * s[1]], z[i * s[2]]);
+                  }
+                });
 }
 
 // y = f(a, b, c) elementwise with broadcasting (Where, Clip with tensors).
 template <class TA, class TB, class TC, class TO, class F>
 void Ternary(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, F f) {
   if (y.numel() == 0) return;
-  ForEachRow<4>(
-      y.shape(),
-      {static_cast<char*>(y.raw_data()), static_cast<char*>(a.raw_data()),
-       static_cast<char*>(b.raw_data()), static_cast<char*>(c.raw_data())},
-      {sizeof(TO), sizeof(TA), sizeof(TB), sizeof(TC)},
-      {y.strides(), BroadcastStrides(a, y.shape()), BroadcastStrides(b, y.shape()),
-       BroadcastStrides(c, y.shape())},
-      [&](int64_t m, std::array<char*, 4> p, std::array<int64_t, 4> s) {
-        TO* o = reinterpret_cast<TO*>(p[0]);
-        const TA* x = reinterpret_cast<const TA*>(p[1]);
-        const TB* z = reinterpret_cast<const TB*>(p[2]);
-        const TC* w = reinterpret_cast<const TC*>(p[3]);
-        for (int64_t i = 0; i < m; ++i) o[i * s[0]] = f(x[i * s[1]], z[i * s[2]], w[i * s[3]]);
-      });
+  ForEachRow<4>(y.shape(),
+                {static_cast<char*>(y.raw_data()), static_cast<char*>(a.raw_data()),
+                 static_cast<char*>(b.raw_data()), static_cast<char*>(c.raw_data())},
+                {sizeof(TO), sizeof(TA), sizeof(TB), sizeof(TC)},
+                {y.strides(), BroadcastStrides(a, y.shape()), BroadcastStrides(b, y.shape()),
+                 BroadcastStrides(c, y.shape())},
+                [&](int64_t m, std::array<char*, 4> p, std::array<int64_t, 4> s) {
+                  TO* o = reinterpret_cast<TO*>(p[0]);
+                  const TA* x = reinterpret_cast<const TA*>(p[1]);
+                  const TB* z = reinterpret_cast<const TB*>(p[2]);
+                  const TC* w = reinterpret_cast<const TC*>(p[3]);
+                  for (int64_t i = 0; i < m; ++i)
+                    o[i * s[0]] = f(x[i * s[1]], z[i * s[2]], w[i * s[3]]);
+                });
 }
 
 // Converts one value between element types (16-bit floats go through float;
