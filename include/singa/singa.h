@@ -1,0 +1,14 @@
+// The umbrella header: everything a C++ user of singa needs.
+//
+//   #include "singa/singa.h"
+//   singa::Tensor y = singa::CallOp("Relu", {x})[0];
+#pragma once
+
+#include "singa/core/device.h"
+#include "singa/core/dtype.h"
+#include "singa/core/error.h"
+#include "singa/core/mempool.h"
+#include "singa/core/parallel.h"
+#include "singa/core/shape.h"
+#include "singa/core/tensor.h"
+#include "singa/ops/op.h"
