@@ -177,7 +177,10 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
   const KernelFn* fn = &kernel;
   if (t_variant == KernelVariant::kReference && reference) fn = &reference;
   SINGA_CHECK(*fn, UnsupportedOp, ctx.where() << ": no CPU kernel registered");
-  if (dev.graph_enabled()) {  // the recorded closure owns what it reads
+  // Every kernel reaches the hardware through Device::Exec. While a graph is
+  // captured the recorded closure must own what it reads; eagerly it runs at
+  // once and borrows.
+  if (dev.graph_enabled()) {
     TensorList in(inputs.begin(), inputs.end());
     dev.Exec(
         [fn = *fn, attrs, in, outputs]() mutable {
@@ -186,8 +189,12 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
         },
         inputs, outputs);
   } else {
-    KernelCtx k{inputs, outputs};
-    (*fn)(k, attrs.get());
+    dev.Exec(
+        [&] {
+          KernelCtx k{inputs, outputs};
+          (*fn)(k, attrs.get());
+        },
+        inputs, outputs);
   }
   return outputs;
 }
