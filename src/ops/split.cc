@@ -22,10 +22,6 @@ std::vector<int64_t> Lengths(const InferCtx& c, const SplitAttrs& a, int64_t axi
     SINGA_CHECK(
         !a.num_outputs, ShapeError,
         c.where() << ": give `split` or `num_outputs`, not both (" << c.inputs_string() << ")");
-    SINGA_CHECK(static_cast<int64_t>(split->size()) == n, ShapeError,
-                c.where() << ": split " << ToString(*split) << " has " << split->size()
-                          << " parts but " << n << " outputs are requested (" << c.inputs_string()
-                          << ")");
     int64_t sum = 0;
     for (int64_t v : *split) {
       SINGA_CHECK(v >= 0, ShapeError,
@@ -37,6 +33,10 @@ std::vector<int64_t> Lengths(const InferCtx& c, const SplitAttrs& a, int64_t axi
                 c.where() << ": split " << ToString(*split) << " sums to " << sum
                           << ", not the size " << dim << " of axis " << axis << " ("
                           << c.inputs_string() << ")");
+    SINGA_CHECK(static_cast<int64_t>(split->size()) == n, ShapeError,
+                c.where() << ": split " << ToString(*split) << " has " << split->size()
+                          << " parts but " << n << " outputs are requested (" << c.inputs_string()
+                          << ")");
     return *split;
   }
   if (a.num_outputs) {

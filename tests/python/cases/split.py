@@ -20,6 +20,7 @@ CASES = [
 ERROR_CASES = [
     ErrorCase("Split", [T((6, 3)), V([2, 3])], match="sums to 5"),
     ErrorCase("Split", [T((6, 3)), V([2, -1, 5])], match="negative length"),
+    ErrorCase("Split", [T((6, 3)), V([3, 3])], match="2 parts but 1 outputs"),
     ErrorCase("Split", [T((6, 3))], attrs={"axis": 2}, match="out of range"),
     ErrorCase("Split", [T((6, 3))], attrs={"num_outputs": 2}, match="num_outputs is 2"),
 ]
