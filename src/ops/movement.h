@@ -79,6 +79,10 @@ inline void GatherAxes(const Tensor& x, const Tensor& y,
         const int64_t inner = y.shape()[rank - 1];
         const int64_t rows = y.numel() / inner;
         const int64_t* inner_off = off[rank - 1].data();
+        // Rows read straight from x (Gather on an outer axis, Tile's inner
+        // copies) move as one block.
+        bool dense_rows = true;
+        for (int64_t i = 0; i < inner && dense_rows; ++i) dense_rows = inner_off[i] == i;
         // Rows are independent; a chunk walks its rows with an odometer.
         ParallelFor(0, rows, std::max<int64_t>(1, cpu::kElementwiseGrain / inner),
                     [&](int64_t lo, int64_t hi) {
@@ -93,7 +97,10 @@ inline void GatherAxes(const Tensor& x, const Tensor& y,
                         for (int64_t d = 0; d + 1 < rank; ++d) base += off[d][idx[d]];
                         const T* src = in + base;
                         T* dst = out + row * inner;
-                        for (int64_t i = 0; i < inner; ++i) dst[i] = src[inner_off[i]];
+                        if (dense_rows)
+                          std::copy(src, src + inner, dst);
+                        else
+                          for (int64_t i = 0; i < inner; ++i) dst[i] = src[inner_off[i]];
                         for (int64_t d = rank - 2; d >= 0; --d) {
                           if (++idx[d] < y.shape()[d]) break;
                           idx[d] = 0;

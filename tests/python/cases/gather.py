@@ -5,6 +5,7 @@ from op_harness import Case, ErrorCase, T, V
 
 F32 = ["float32"]
 CASES = [
+    Case("Gather", [T((300, 200)), V(list(range(-150, 250)))], dtypes=F32, id="large"),
     Case("Gather", [T((5, 3)), V([0, 4, -1, 2])]),
     Case("Gather", [T((2, 5, 3)), V([[0, 1], [-5, 3]])], attrs={"axis": 1}, dtypes=F32,
          id="axis1_2d"),

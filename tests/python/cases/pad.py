@@ -9,6 +9,8 @@ NOT_STRING = ["float32", "float16", "bfloat16", "float64", "int8", "int16", "int
               "uint8", "uint16", "uint32", "uint64", "bool", "float8e4m3fn", "float8e4m3fnuz",
               "float8e5m2", "float8e5m2fnuz", "int4", "uint4", "float4e2m1"]
 CASES = [
+    Case("Pad", [T((200, 150)), V([3, 40, 5, 60])], attrs={"mode": "reflect"}, dtypes=F32,
+         id="large"),
     Case("Pad", [T((2, 3)), V([1, 0, 2, 3])], dtypes=NOT_STRING),
     Case("Pad", [T((2, 3)), V([1, 2, 0, 1]), T((), values=[1.5])],
          dtypes=[d for d in ["float32", "float16", "bfloat16", "float64", "int8", "int32",

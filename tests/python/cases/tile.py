@@ -3,6 +3,7 @@ from op_harness import Case, ErrorCase, T, V
 
 F32 = ["float32"]
 CASES = [
+    Case("Tile", [T((100, 50)), V([3, 7])], dtypes=F32, id="large"),
     Case("Tile", [T((2, 3)), V([2, 3])]),
     Case("Tile", [T((2, 1, 3)), V([1, 4, 1])], dtypes=F32, id="middle"),
     Case("Tile", [T((2, 3)), V([0, 2])], dtypes=F32, id="zero_repeat"),
