@@ -1,0 +1,53 @@
+// Concat: joins the inputs along `axis`; all other dimensions must match.
+// https://onnx.ai/onnx/operators/onnx__Concat.html
+#include "ops/movement.h"
+
+namespace singa {
+namespace {
+
+struct ConcatAttrs {
+  int64_t axis = 0;
+};
+
+SpecList Infer(const InferCtx& c, const ConcatAttrs& a) {
+  const int64_t rank = c.rank(0);
+  SINGA_CHECK(rank > 0, ShapeError,
+              c.where() << ": cannot concatenate 0-d tensors (" << c.inputs_string() << ")");
+  const int64_t axis = ops::CheckAxis(c, a.axis, rank);
+  Shape out = c.shape(0);
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    const Shape& s = c.shape(i);
+    bool fits = static_cast<int64_t>(s.size()) == rank;
+    for (int64_t d = 0; fits && d < rank; ++d) fits = d == axis || s[d] == out[d];
+    SINGA_CHECK(fits, ShapeError,
+                c.where() << ": input " << i << " does not match input 0 outside axis " << axis
+                          << " (" << c.inputs_string() << ")");
+    out[axis] += s[axis];
+  }
+  return {{c.dtype(0), out}};
+}
+
+void Forward(KernelCtx& k, const ConcatAttrs& a) {
+  const Tensor& y = k.output(0);
+  const int64_t axis = a.axis < 0 ? a.axis + y.ndim() : a.axis;
+  int64_t offset = 0;
+  for (int i = 0; i < k.num_inputs(); ++i) {
+    const Tensor& x = k.input(i);
+    const int64_t n = x.shape()[axis];
+    cpu::ConvertCopy(x, y.Slice(axis, offset, offset + n));
+    offset += n;
+  }
+}
+
+}  // namespace
+
+SINGA_REGISTER_OP(Concat, ConcatAttrs)
+    .since_opset(11)
+    .inputs({"inputs..."})
+    .outputs({"concat_result"})
+    .attr("axis", &ConcatAttrs::axis, /*required=*/true)
+    .dtypes(dtypes::kAll, {0})
+    .infer(Infer)
+    .kernel(Forward);
+
+}  // namespace singa

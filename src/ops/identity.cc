@@ -1,0 +1,15 @@
+// Identity: the input itself (a view sharing its storage).
+// https://onnx.ai/onnx/operators/onnx__Identity.html
+#include "ops/movement.h"
+
+namespace singa {
+
+SINGA_REGISTER_OP(Identity, NoAttrs)
+    .since_opset(1)
+    .inputs({"input"})
+    .outputs({"output"})
+    .dtypes(ops::AnyDType())
+    .infer(SameAsInput(0))
+    .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{c.input(0)}; });
+
+}  // namespace singa

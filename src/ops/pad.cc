@@ -1,0 +1,169 @@
+// Pad: pads (or, with negative pads, crops) every axis by pads[i] before and
+// pads[rank + i] after, with a constant, or by reflecting, repeating the edge
+// or wrapping around. Opset 11 moved pads and the constant to inputs; opset 18
+// added `axes` (pads then cover only those axes); opset 19 added wrap mode.
+// https://onnx.ai/onnx/operators/onnx__Pad.html
+#include "ops/movement.h"
+
+namespace singa {
+namespace {
+
+struct PadAttrs {
+  std::string mode = "constant";
+};
+
+// Pads before and after each axis (0 on axes not listed).
+struct Pads {
+  std::vector<int64_t> begin, end;
+};
+
+Pads Expand(int64_t rank, const std::vector<int64_t>& pads, const std::vector<int64_t>& axes) {
+  Pads p{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0)};
+  for (size_t i = 0; i < axes.size(); ++i) {
+    p.begin[axes[i]] = pads[i];
+    p.end[axes[i]] = pads[axes.size() + i];
+  }
+  return p;
+}
+
+std::vector<int64_t> AllAxes(int64_t rank) {
+  std::vector<int64_t> axes(rank);
+  for (int64_t d = 0; d < rank; ++d) axes[d] = d;
+  return axes;
+}
+
+template <int kVersion>
+SpecList Infer(const InferCtx& c, const PadAttrs& a) {
+  const int64_t rank = c.rank(0);
+  const Shape& in = c.shape(0);
+  const bool wrap_ok = kVersion >= 19;
+  SINGA_CHECK(a.mode == "constant" || a.mode == "reflect" || a.mode == "edge" ||
+                  (wrap_ok && a.mode == "wrap"),
+              ShapeError,
+              c.where() << ": mode '" << a.mode << "' is not one of constant, reflect, edge"
+                        << (wrap_ok ? ", wrap" : "") << " (" << c.inputs_string() << ")");
+  std::vector<int64_t> axes = AllAxes(rank);
+  if (c.has_input(3)) {
+    axes.clear();
+    for (int64_t v : ops::ReadInts(c, 3)) axes.push_back(ops::CheckAxis(c, v, rank));
+    ops::CheckDistinctAxes(c, axes);
+  }
+  const std::vector<int64_t> pads = ops::ReadInts(c, 1);
+  SINGA_CHECK(pads.size() == 2 * axes.size(), ShapeError,
+              c.where() << ": pads " << ToString(pads) << " must have 2 entries per padded axis ("
+                        << axes.size() << " axes; " << c.inputs_string() << ")");
+  if (c.has_input(2))
+    SINGA_CHECK(
+        c.input(2).numel() == 1, ShapeError,
+        c.where() << ": constant_value must have one element (" << c.inputs_string() << ")");
+  Pads p = Expand(rank, pads, axes);
+  Shape out(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    out[d] = in[d] + p.begin[d] + p.end[d];
+    SINGA_CHECK(out[d] >= 0, ShapeError,
+                c.where() << ": pads " << ToString(pads) << " crop axis " << d << " below size 0 ("
+                          << c.inputs_string() << ")");
+    SINGA_CHECK(a.mode == "constant" || in[d] > 0 || out[d] == 0, ShapeError,
+                c.where() << ": cannot pad the empty axis " << d << " in " << a.mode << " mode ("
+                          << c.inputs_string() << ")");
+  }
+  return {{c.dtype(0), out}};
+}
+
+// The value padded with: constant_value, else 0 ("" for strings), as a 0-d tensor.
+Tensor PadValue(const KernelCtx& k) {
+  if (k.has_input(2)) return k.input(2).Reshape({});
+  const DType dt = k.input(0).dtype();
+  if (dt == DType::kString) return Tensor::FromVector<std::string>({}, {std::string()});
+  // Zero bits are zero in every numeric format (float8, int4, ... included).
+  Tensor z({}, dt);
+  std::memset(z.raw_data(), 0, SizeOf(dt));
+  return z;
+}
+
+void Forward(KernelCtx& k, const PadAttrs& a) {
+  const Tensor& x = k.input(0);
+  const Tensor& y = k.output(0);
+  if (y.numel() == 0) return;
+  const int64_t rank = x.ndim();
+  std::vector<int64_t> axes = AllAxes(rank);
+  if (k.has_input(3)) {
+    axes = k.input(3).ToVector<int64_t>();
+    for (int64_t& d : axes)
+      if (d < 0) d += rank;
+  }
+  const Pads p = Expand(rank, k.input(1).ToVector<int64_t>(), axes);
+
+  if (a.mode == "constant") {
+    cpu::ConvertCopy(PadValue(k), y);
+    // Copy the part of x that survives (negative pads crop) into its place.
+    Tensor src = x, dst = y;
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t lo = std::max<int64_t>(0, -p.begin[d]);
+      const int64_t hi = x.shape()[d] - std::max<int64_t>(0, -p.end[d]);
+      if (hi <= lo) return;  // nothing of x is left
+      src = src.Slice(d, lo, hi);
+      const int64_t at = std::max<int64_t>(0, p.begin[d]);
+      dst = dst.Slice(d, at, at + (hi - lo));
+    }
+    cpu::ConvertCopy(src, dst);
+    return;
+  }
+  // The other modes read every output element from some element of x.
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t n = x.shape()[d];
+    maps[d].resize(y.shape()[d]);
+    for (int64_t o = 0; o < y.shape()[d]; ++o) {
+      const int64_t i = o - p.begin[d];  // position in x's coordinates
+      int64_t src;
+      if (a.mode == "edge") {
+        src = std::clamp<int64_t>(i, 0, n - 1);
+      } else if (a.mode == "wrap") {
+        src = ((i % n) + n) % n;
+      } else if (n == 1) {  // reflect
+        src = 0;
+      } else {
+        const int64_t period = 2 * (n - 1);
+        const int64_t m = ((i % period) + period) % period;
+        src = m < n ? m : period - m;
+      }
+      maps[d][o] = src;
+    }
+  }
+  ops::GatherAxes(x, y, maps, "Pad");
+}
+
+}  // namespace
+
+SINGA_REGISTER_OP(Pad, PadAttrs)
+    .since_opset(11)
+    .inputs({"data", "pads", "constant_value?"})
+    .outputs({"output"})
+    .attr("mode", &PadAttrs::mode)
+    .dtypes(ops::AnyDType(), {0, 2})
+    .dtypes({DType::kInt64}, {1})
+    .infer(Infer<11>)
+    .kernel(Forward);
+SINGA_REGISTER_OP(Pad, PadAttrs)
+    .since_opset(18)
+    .inputs({"data", "pads", "constant_value?", "axes?"})
+    .outputs({"output"})
+    .attr("mode", &PadAttrs::mode)
+    .dtypes(ops::AnyDType(), {0, 2})
+    .dtypes({DType::kInt64}, {1})
+    .dtypes({DType::kInt32, DType::kInt64}, {3})
+    .infer(Infer<18>)
+    .kernel(Forward);
+SINGA_REGISTER_OP(Pad, PadAttrs)
+    .since_opset(19)
+    .inputs({"data", "pads", "constant_value?", "axes?"})
+    .outputs({"output"})
+    .attr("mode", &PadAttrs::mode)
+    .dtypes(ops::AnyDType(), {0, 2})
+    .dtypes({DType::kInt64}, {1})
+    .dtypes({DType::kInt32, DType::kInt64}, {3})
+    .infer(Infer<19>)
+    .kernel(Forward);
+
+}  // namespace singa

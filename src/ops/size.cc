@@ -1,0 +1,19 @@
+// Size: the number of elements of the input, as an int64 scalar.
+// https://onnx.ai/onnx/operators/onnx__Size.html
+#include "ops/movement.h"
+
+namespace singa {
+
+SINGA_REGISTER_OP(Size, NoAttrs)
+    .since_opset(1)
+    .inputs({"data"})
+    .outputs({"size"})
+    .dtypes(ops::AnyDType())
+    .infer([](const InferCtx&, const NoAttrs&) {
+      return SpecList{{DType::kInt64, {}}};
+    })
+    .kernel([](KernelCtx& k, const NoAttrs&) {
+      *k.output(0).data<int64_t>() = k.input(0).numel();
+    });
+
+}  // namespace singa

@@ -1,0 +1,112 @@
+// Split: cuts the input along `axis` into consecutive parts, of the lengths
+// in `split` (an attribute before opset 13, an input since) or equal ones.
+// Opset 18 adds `num_outputs`, where the last part may be shorter.
+// https://onnx.ai/onnx/operators/onnx__Split.html
+#include "ops/movement.h"
+
+namespace singa {
+namespace {
+
+struct SplitAttrs {
+  int64_t axis = 0;
+  std::optional<std::vector<int64_t>> split;  // opset 11
+  std::optional<int64_t> num_outputs;         // opset 18
+};
+
+std::vector<int64_t> Lengths(const InferCtx& c, const SplitAttrs& a, int64_t axis) {
+  const int64_t dim = c.shape(0)[axis];
+  const int64_t n = c.num_outputs();
+  std::optional<std::vector<int64_t>> split = a.split;
+  if (c.has_input(1)) split = ops::ReadInts(c, 1);
+  if (split) {
+    SINGA_CHECK(
+        !a.num_outputs, ShapeError,
+        c.where() << ": give `split` or `num_outputs`, not both (" << c.inputs_string() << ")");
+    int64_t sum = 0;
+    for (int64_t v : *split) {
+      SINGA_CHECK(v >= 0, ShapeError,
+                  c.where() << ": split " << ToString(*split) << " has a negative length ("
+                            << c.inputs_string() << ")");
+      sum += v;
+    }
+    SINGA_CHECK(sum == dim, ShapeError,
+                c.where() << ": split " << ToString(*split) << " sums to " << sum
+                          << ", not the size " << dim << " of axis " << axis << " ("
+                          << c.inputs_string() << ")");
+    SINGA_CHECK(static_cast<int64_t>(split->size()) == n, ShapeError,
+                c.where() << ": split " << ToString(*split) << " has " << split->size()
+                          << " parts but " << n << " outputs are requested (" << c.inputs_string()
+                          << ")");
+    return *split;
+  }
+  if (a.num_outputs) {
+    SINGA_CHECK(*a.num_outputs >= 1 && *a.num_outputs == n, ShapeError,
+                c.where() << ": num_outputs is " << *a.num_outputs << " but " << n
+                          << " outputs are requested (" << c.inputs_string() << ")");
+    // Parts of ceil(dim / n); the last one takes what is left.
+    const int64_t part = (dim + n - 1) / n;
+    std::vector<int64_t> lengths;
+    for (int64_t i = 0, left = dim; i < n; ++i, left -= part)
+      lengths.push_back(std::max<int64_t>(0, std::min(part, left)));
+    return lengths;
+  }
+  SINGA_CHECK(dim % n == 0, ShapeError,
+              c.where() << ": axis " << axis << " of size " << dim << " does not split into " << n
+                        << " equal parts (" << c.inputs_string() << ")");
+  return std::vector<int64_t>(n, dim / n);
+}
+
+SpecList Infer(const InferCtx& c, const SplitAttrs& a) {
+  const int64_t axis = ops::CheckAxis(c, a.axis, c.rank(0));
+  SpecList out;
+  for (int64_t len : Lengths(c, a, axis)) {
+    Shape s = c.shape(0);
+    s[axis] = len;
+    out.push_back({c.dtype(0), s});
+  }
+  return out;
+}
+
+void Forward(KernelCtx& k, const SplitAttrs& a) {
+  const Tensor& x = k.input(0);
+  const int64_t axis = a.axis < 0 ? a.axis + x.ndim() : a.axis;
+  int64_t offset = 0;
+  for (int i = 0; i < k.num_outputs(); ++i) {
+    const int64_t n = k.output(i).shape()[axis];
+    cpu::ConvertCopy(x.Slice(axis, offset, offset + n), k.output(i));
+    offset += n;
+  }
+}
+
+}  // namespace
+
+SINGA_REGISTER_OP(Split, SplitAttrs)
+    .since_opset(11)
+    .inputs({"input"})
+    .outputs({"outputs..."})
+    .attr("axis", &SplitAttrs::axis)
+    .attr("split", &SplitAttrs::split)
+    .dtypes(dtypes::kAll, {0})
+    .infer(Infer)
+    .kernel(Forward);
+SINGA_REGISTER_OP(Split, SplitAttrs)
+    .since_opset(13)
+    .inputs({"input", "split?"})
+    .outputs({"outputs..."})
+    .attr("axis", &SplitAttrs::axis)
+    .dtypes(dtypes::kAll, {0})
+    .dtypes({DType::kInt64}, {1})
+    .infer(Infer)
+    .kernel(Forward);
+SINGA_REGISTER_OP(Split, SplitAttrs)
+    .since_opset(18)
+    .inputs({"input", "split?"})
+    .outputs({"outputs..."})
+    .attr("axis", &SplitAttrs::axis)
+    .attr("num_outputs", &SplitAttrs::num_outputs)
+    .dtypes(dtypes::kAll, {0})
+    .dtypes({DType::kInt64}, {1})
+    .infer(Infer)
+    .kernel(Forward);
+
+}  // namespace singa
