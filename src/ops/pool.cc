@@ -1,0 +1,336 @@
+// Pooling over the spatial axes of X [N, C, D1..Dk] (1-3 spatial dims):
+//   MaxPool      max over each window (optional Indices: the flat index of the
+//                max in X, row-major or, with storage_order 1, column-major
+//                within the spatial axes)
+//   AveragePool  mean over each window, padding counted or not
+//                (count_include_pad); opset 19 adds dilations
+//   GlobalAveragePool, GlobalMaxPool  over all spatial positions
+// ceil_mode adds a partial last window; a window never counts positions past
+// the end padding.
+// https://onnx.ai/onnx/operators/onnx__MaxPool.html
+// https://onnx.ai/onnx/operators/onnx__AveragePool.html
+// https://onnx.ai/onnx/operators/onnx__GlobalAveragePool.html
+// https://onnx.ai/onnx/operators/onnx__GlobalMaxPool.html
+//
+// Fast path (float32 Max/AveragePool without Indices): oneDNN pooling on the
+// plain layout, where its result is exactly the spec's. Everything else: loops.
+#include <limits>
+#include <optional>
+
+#include "kernels/cpu/dnnl_util.h"
+#include "ops/window.h"
+
+namespace singa {
+namespace {
+
+namespace du = cpu::dnnl_util;
+using dnnl::memory;
+
+struct PoolAttrs {
+  std::string auto_pad = "NOTSET";
+  int64_t ceil_mode = 0;
+  int64_t count_include_pad = 0;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> kernel_shape;
+  std::vector<int64_t> pads;
+  int64_t storage_order = 0;
+  std::vector<int64_t> strides;
+};
+
+ops::Window PoolWindow(const InferCtx& c, const PoolAttrs& a) {
+  const Shape& x = c.shape(0);
+  SINGA_CHECK(x.size() >= 3 && x.size() <= 5, ShapeError,
+              c.where() << ": X must have 1 to 3 spatial dimensions ([N, C, D1, ...]), got "
+                        << c.inputs_string());
+  SINGA_CHECK(a.kernel_shape.size() == x.size() - 2, ShapeError,
+              c.where() << ": kernel_shape " << ops::IntsString(a.kernel_shape) << " must have "
+                        << x.size() - 2 << " values for " << c.inputs_string());
+  SINGA_CHECK(a.storage_order == 0 || a.storage_order == 1, ShapeError,
+              c.where() << ": storage_order must be 0 or 1, got " << a.storage_order);
+  return ops::ResolveWindow(c, Shape(x.begin() + 2, x.end()), a.kernel_shape, a.strides,
+                            a.dilations, a.pads, a.auto_pad, a.ceil_mode != 0);
+}
+
+SpecList PoolInfer(const InferCtx& c, const PoolAttrs& a) {
+  ops::Window w = PoolWindow(c, a);
+  Shape y = {c.shape(0)[0], c.shape(0)[1]};
+  y.insert(y.end(), w.out.begin(), w.out.end());
+  return {{c.dtype(0), y}, {DType::kInt64, y}};
+}
+
+ops::Window KernelWindow(const char* op, const KernelCtx& k, const PoolAttrs& a) {
+  InferCtx c(OpRegistry::Get(op), k.inputs, k.num_outputs(), "");
+  return PoolWindow(c, a);
+}
+
+// ---- loops ----------------------------------------------------------------
+
+// Per output position along one axis: the taps [lo, hi) that land inside the
+// input, and how many land inside the padded input [-pad_begin, in + pad_end).
+struct AxisTaps {
+  std::vector<int64_t> lo, hi, padded;
+};
+AxisTaps Taps(const ops::Geo3& g, int i) {
+  AxisTaps t;
+  for (int64_t o = 0; o < g.out[i]; ++o) {
+    const int64_t start = o * g.s[i] - g.pb[i];
+    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v, 0, g.k[i]); };
+    t.lo.push_back(clamp(ops::CeilDiv(-start, g.d[i])));
+    t.hi.push_back(clamp(ops::CeilDiv(g.in[i] - start, g.d[i])));
+    t.padded.push_back(clamp(ops::CeilDiv(g.in[i] + g.pe[i] - start, g.d[i])));
+  }
+  return t;
+}
+
+enum class PoolKind { kMax, kAvg };
+
+template <class T, PoolKind kKind>
+void PoolLoop(const Tensor& x, const Tensor& y, const Tensor* indices, const ops::Window& win,
+              bool count_include_pad, bool column_major) {
+  using A = Acc<T>;
+  const ops::Geo3 g = ops::To3(win);
+  const AxisTaps t0 = Taps(g, 0), t1 = Taps(g, 1), t2 = Taps(g, 2);
+  const auto xs = ops::Strides5(x);
+  const int64_t channels = x.dim(1);
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  // Flat spatial index multipliers of the Indices output.
+  const int64_t m0 = column_major ? 1 : g.in[1] * g.in[2], m1 = column_major ? g.in[0] : g.in[2],
+                m2 = column_major ? g.in[0] * g.in[1] : 1;
+  const T* xp = static_cast<const T*>(x.raw_data());
+  T* yp = static_cast<T*>(y.raw_data());
+  int64_t* ip = indices ? indices->data<int64_t>() : nullptr;
+  ParallelFor(0, x.dim(0) * channels, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t plane = lo; plane < hi; ++plane) {
+      const T* xc = xp + (plane / channels) * xs[0] + (plane % channels) * xs[1];
+      T* yo = yp + plane * out_plane;
+      int64_t* io = ip ? ip + plane * out_plane : nullptr;
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh)
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t sd = od * g.s[0] - g.pb[0], sh = oh * g.s[1] - g.pb[1],
+                          sw = ow * g.s[2] - g.pb[2];
+            A best = std::numeric_limits<A>::lowest(), sum = A(0);
+            int64_t arg = -1;
+            for (int64_t kd = t0.lo[od]; kd < t0.hi[od]; ++kd) {
+              const int64_t id = sd + kd * g.d[0];
+              for (int64_t kh = t1.lo[oh]; kh < t1.hi[oh]; ++kh) {
+                const int64_t ih = sh + kh * g.d[1];
+                const T* row = xc + id * xs[2] + ih * xs[3];
+                for (int64_t kw = t2.lo[ow]; kw < t2.hi[ow]; ++kw) {
+                  const int64_t iw = sw + kw * g.d[2];
+                  const A v = static_cast<A>(row[iw * xs[4]]);
+                  if constexpr (kKind == PoolKind::kMax) {
+                    if (arg < 0 || v > best) {
+                      best = v;
+                      arg = id * m0 + ih * m1 + iw * m2;
+                    }
+                  } else {
+                    sum += v;
+                  }
+                }
+              }
+            }
+            const int64_t j = (od * g.out[1] + oh) * g.out[2] + ow;
+            if constexpr (kKind == PoolKind::kMax) {
+              yo[j] = static_cast<T>(best);
+              if (io) io[j] = plane * in_plane + arg;
+            } else {
+              const int64_t count =
+                  count_include_pad
+                      ? t0.padded[od] * t1.padded[oh] * t2.padded[ow]
+                      : (t0.hi[od] - t0.lo[od]) * (t1.hi[oh] - t1.lo[oh]) * (t2.hi[ow] - t2.lo[ow]);
+              yo[j] = static_cast<T>(sum / static_cast<A>(count));
+            }
+          }
+    }
+  });
+}
+
+void MaxPoolReference(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window win = KernelWindow("MaxPool", k, a);
+  const Tensor* indices = k.num_outputs() > 1 ? &k.outputs[1] : nullptr;
+  VisitNumeric(k.input(0).dtype(), [&]<class T>(Tag<T>) {
+    PoolLoop<T, PoolKind::kMax>(k.input(0), k.output(0), indices, win, false, a.storage_order == 1);
+  });
+}
+
+void AveragePoolReference(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window win = KernelWindow("AveragePool", k, a);
+  VisitFloat(k.input(0).dtype(), [&]<class T>(Tag<T>) {
+    PoolLoop<T, PoolKind::kAvg>(k.input(0), k.output(0), nullptr, win, a.count_include_pad != 0,
+                                false);
+  });
+}
+
+// ---- fast path: oneDNN pooling --------------------------------------------
+
+std::optional<dnnl::pooling_forward> MakePool(dnnl::algorithm alg, const Tensor& x, const Tensor& y,
+                                              const ops::Window& w) {
+  memory::dims strides, kernel, dilation, pad_l, pad_r;
+  for (int64_t i = 0; i < w.nd; ++i) {
+    strides.push_back(w.stride[i]);
+    kernel.push_back(w.kernel[i]);
+    dilation.push_back(w.dilation[i] - 1);  // oneDNN counts the gaps
+    pad_l.push_back(w.pad_begin[i]);
+    pad_r.push_back(w.reach_end(i));
+  }
+  try {
+    dnnl::pooling_forward::primitive_desc pd(
+        du::Engine(), dnnl::prop_kind::forward_inference, alg, du::PlainDesc(x.shape(), x.dtype()),
+        du::PlainDesc(y.shape(), y.dtype()), strides, kernel, dilation, pad_l, pad_r);
+    // The reference implementation is slower than our loops.
+    if (std::string(pd.impl_info_str()).starts_with("ref")) return std::nullopt;
+    return dnnl::pooling_forward(pd);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+// Runs oneDNN pooling when it applies; false when the loop must run.
+bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg) {
+  const Tensor& y = k.output(0);
+  if (k.input(0).dtype() != DType::kFloat32 || k.num_outputs() > 1 || k.input(0).empty())
+    return false;
+  const Tensor x = k.input(0).Contiguous();
+  std::string key = "Pool;" + std::to_string(static_cast<int>(alg)) + ToString(x.shape());
+  for (const auto* v : {&w.kernel, &w.stride, &w.dilation, &w.pad_begin, &w.pad_end})
+    key += ops::IntsString(*v);
+  key += ToString(y.shape());
+  auto& prim =
+      du::Cached<std::optional<dnnl::pooling_forward>>(key, [&] { return MakePool(alg, x, y, w); });
+  if (!prim) return false;
+  du::Execute(*prim, {{DNNL_ARG_SRC, du::Mem(x, du::PlainDesc(x.shape(), x.dtype()))},
+                      {DNNL_ARG_DST, du::Mem(y, du::PlainDesc(y.shape(), y.dtype()))}});
+  return true;
+}
+
+void MaxPoolForward(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window w = KernelWindow("MaxPool", k, a);
+  if (!PoolFast(k, w, dnnl::algorithm::pooling_max)) MaxPoolReference(k, a);
+}
+
+void AveragePoolForward(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window w = KernelWindow("AveragePool", k, a);
+  // oneDNN divides by the whole kernel size when counting padding, which is
+  // right only when no ceil_mode window reaches past the end padding.
+  bool fits = true;
+  for (int64_t i = 0; i < w.nd; ++i) fits = fits && w.reach_end(i) == w.pad_end[i];
+  if (a.count_include_pad && !fits) return AveragePoolReference(k, a);
+  auto alg = a.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                 : dnnl::algorithm::pooling_avg_exclude_padding;
+  if (!PoolFast(k, w, alg)) AveragePoolReference(k, a);
+}
+
+// ---- global pooling ---------------------------------------------------------
+
+SpecList GlobalInfer(const InferCtx& c, const NoAttrs&) {
+  SINGA_CHECK(c.rank(0) >= 2, ShapeError,
+              c.where() << ": X must be [N, C, D1, ...], got " << c.inputs_string());
+  Shape y = c.shape(0);
+  std::fill(y.begin() + 2, y.end(), 1);
+  return {{c.dtype(0), y}};
+}
+
+template <PoolKind kKind>
+void GlobalPoolForward(KernelCtx& k, const NoAttrs&) {
+  const Tensor x = k.input(0).Contiguous();
+  const Tensor& y = k.output(0);
+  const int64_t planes = x.dim(0) * x.dim(1);
+  if (planes == 0) return;
+  const int64_t n = x.numel() / planes;
+  VisitFloat(x.dtype(), [&]<class T>(Tag<T>) {
+    using A = Acc<T>;
+    const T* xp = static_cast<const T*>(x.raw_data());
+    T* yp = static_cast<T*>(y.raw_data());
+    ParallelFor(0, planes, std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(n, 1)),
+                [&](int64_t lo, int64_t hi) {
+                  for (int64_t p = lo; p < hi; ++p) {
+                    const T* row = xp + p * n;
+                    if constexpr (kKind == PoolKind::kMax) {
+                      A best = n ? static_cast<A>(row[0]) : std::numeric_limits<A>::quiet_NaN();
+                      for (int64_t i = 1; i < n; ++i) best = std::max(best, static_cast<A>(row[i]));
+                      yp[p] = static_cast<T>(best);
+                    } else {
+                      A sum = 0;
+                      for (int64_t i = 0; i < n; ++i) sum += static_cast<A>(row[i]);
+                      yp[p] = static_cast<T>(sum / static_cast<A>(n));
+                    }
+                  }
+                });
+  });
+}
+
+const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
+                                          DType::kFloat64, DType::kInt8,     DType::kUInt8};
+
+}  // namespace
+
+SINGA_REGISTER_OP(MaxPool, PoolAttrs)
+    .since_opset(11)
+    .inputs({"X"})
+    .outputs({"Y", "Indices?"})
+    .attr("auto_pad", &PoolAttrs::auto_pad)
+    .attr("ceil_mode", &PoolAttrs::ceil_mode)
+    .attr("dilations", &PoolAttrs::dilations)
+    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+    .attr("pads", &PoolAttrs::pads)
+    .attr("storage_order", &PoolAttrs::storage_order)
+    .attr("strides", &PoolAttrs::strides)
+    .dtypes(kMaxPoolTypes)
+    .infer(PoolInfer)
+    .kernel(MaxPoolForward)
+    .reference(MaxPoolReference);
+
+SINGA_REGISTER_OP(AveragePool, PoolAttrs)
+    .since_opset(11)
+    .inputs({"X"})
+    .outputs({"Y"})
+    .attr("auto_pad", &PoolAttrs::auto_pad)
+    .attr("ceil_mode", &PoolAttrs::ceil_mode)
+    .attr("count_include_pad", &PoolAttrs::count_include_pad)
+    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+    .attr("pads", &PoolAttrs::pads)
+    .attr("strides", &PoolAttrs::strides)
+    .dtypes(dtypes::kFloats)
+    .infer(PoolInfer)
+    .kernel(AveragePoolForward)
+    .reference(AveragePoolReference);
+
+SINGA_REGISTER_OP(AveragePool, PoolAttrs)
+    .since_opset(19)
+    .inputs({"X"})
+    .outputs({"Y"})
+    .attr("auto_pad", &PoolAttrs::auto_pad)
+    .attr("ceil_mode", &PoolAttrs::ceil_mode)
+    .attr("count_include_pad", &PoolAttrs::count_include_pad)
+    .attr("dilations", &PoolAttrs::dilations)
+    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+    .attr("pads", &PoolAttrs::pads)
+    .attr("strides", &PoolAttrs::strides)
+    .dtypes(dtypes::kFloats)
+    .infer(PoolInfer)
+    .kernel(AveragePoolForward)
+    .reference(AveragePoolReference);
+
+SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)
+    .since_opset(1)
+    .inputs({"X"})
+    .outputs({"Y"})
+    .dtypes(dtypes::kFloats)
+    .infer(GlobalInfer)
+    .kernel(GlobalPoolForward<PoolKind::kAvg>);
+
+SINGA_REGISTER_OP(GlobalMaxPool, NoAttrs)
+    .since_opset(1)
+    .inputs({"X"})
+    .outputs({"Y"})
+    .dtypes(dtypes::kFloats)
+    .infer(GlobalInfer)
+    .kernel(GlobalPoolForward<PoolKind::kMax>);
+
+}  // namespace singa
