@@ -24,9 +24,10 @@ for _op in _UNARY:
         CASES.append(Case(_op, [T(())], dtypes=_dt))
 for _approx in ["none", "tanh"]:
     CASES.append(Case("Gelu", [T((3, 5), low=-6, high=6)], {"approximate": _approx},
-                      dtypes=["float64"], rtol=1e-6, atol=1e-9, id=f"f64-{_approx}",
+                      dtypes=["float64"], rtol=1e-6, atol=1e-7, id=f"f64-{_approx}",
                       why="the oracle's float32 constants (1/sqrt(2), sqrt(2/pi)) "
-                          "differ from the exact ones by ~1e-7 relative"))
+                          "differ from the exact ones by ~1e-7 relative "
+                          "(~4e-8 absolute where the result is near 0)"))
 
 CASES += [
     Case("LeakyRelu", [T((2, 3))], {"alpha": 0.3}),
