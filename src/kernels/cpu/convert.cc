@@ -11,21 +11,29 @@ namespace singa::cpu {
 
 namespace {
 
+// Numbers print as numpy's astype(str) does (the ONNX reference Cast), so a
+// float reads back as the same value: "True"/"False", "nan", "inf", "-inf",
+// shortest round-trip digits, positional with a ".0" for integral values when
+// 1e-4 <= |x| < 1e16 (1e6 for float32 and narrower), else scientific ("1e-05").
 template <class T>
 std::string NumberToString(T v) {
   if constexpr (std::is_same_v<T, bool>) {
-    return v ? "1" : "0";
+    return v ? "True" : "False";
   } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
                        std::is_same_v<T, BFloat16>) {
-    double d = static_cast<double>(static_cast<float>(v));
-    if constexpr (std::is_same_v<T, double>) d = v;
-    if (std::isnan(d)) return "NaN";
-    if (std::isinf(d)) return d > 0 ? "INF" : "-INF";
+    constexpr bool kDouble = std::is_same_v<T, double>;
+    const double d = kDouble ? static_cast<double>(v) : static_cast<float>(v);
+    if (std::isnan(d)) return "nan";
+    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+    const double a = std::fabs(d);
+    const bool fixed = a == 0 || (a >= 1e-4 && a < (kDouble ? 1e16 : 1e6));
+    const auto fmt = fixed ? std::chars_format::fixed : std::chars_format::scientific;
     char buf[64];
-    // Shortest text that reads back as the same value of T.
-    auto [end, ec] = std::is_same_v<T, double> ? std::to_chars(buf, buf + 64, d)
-                                               : std::to_chars(buf, buf + 64, static_cast<float>(d));
-    return std::string(buf, end);
+    auto [end, ec] = kDouble ? std::to_chars(buf, buf + 64, d, fmt)
+                             : std::to_chars(buf, buf + 64, static_cast<float>(d), fmt);
+    std::string s(buf, end);
+    if (fixed && s.find('.') == std::string::npos) s += ".0";
+    return s;
   } else {
     return std::to_string(v);
   }
@@ -53,35 +61,59 @@ void ConvertCopy(const Tensor& src, const Tensor& dst) {
     if (sd == DType::kString && dd == DType::kString) {
       Unary<std::string, std::string>(src, dst, [](const std::string& s) { return s; });
     } else if (sd == DType::kString) {
-      VisitDType(dd, [&]<class TO>(Tag<TO>) {
-        Unary<std::string, TO>(src, dst, [](const std::string& s) { return StringToNumber<TO>(s); });
-      }, "Cast");
+      VisitDType(
+          dd,
+          [&]<class TO>(Tag<TO>) {
+            Unary<std::string, TO>(src, dst,
+                                   [](const std::string& s) { return StringToNumber<TO>(s); });
+          },
+          "Cast");
     } else {
-      VisitDType(sd, [&]<class TI>(Tag<TI>) {
-        Unary<TI, std::string>(src, dst, [](TI v) { return NumberToString(v); });
-      }, "Cast");
+      VisitDType(
+          sd,
+          [&]<class TI>(Tag<TI>) {
+            Unary<TI, std::string>(src, dst, [](TI v) { return NumberToString(v); });
+          },
+          "Cast");
     }
     return;
   }
   if (sd == dd) {  // a plain (strided) copy by element size
     switch (SizeOf(sd)) {
-      case 1: Unary<uint8_t, uint8_t>(src, dst, [](uint8_t v) { return v; }); return;
-      case 2: Unary<uint16_t, uint16_t>(src, dst, [](uint16_t v) { return v; }); return;
-      case 4: Unary<uint32_t, uint32_t>(src, dst, [](uint32_t v) { return v; }); return;
-      case 8: Unary<uint64_t, uint64_t>(src, dst, [](uint64_t v) { return v; }); return;
+      case 1:
+        Unary<uint8_t, uint8_t>(src, dst, [](uint8_t v) { return v; });
+        return;
+      case 2:
+        Unary<uint16_t, uint16_t>(src, dst, [](uint16_t v) { return v; });
+        return;
+      case 4:
+        Unary<uint32_t, uint32_t>(src, dst, [](uint32_t v) { return v; });
+        return;
+      case 8:
+        Unary<uint64_t, uint64_t>(src, dst, [](uint64_t v) { return v; });
+        return;
       case 16: {
-        struct V16 { uint64_t lo, hi; };
+        struct V16 {
+          uint64_t lo, hi;
+        };
         Unary<V16, V16>(src, dst, [](V16 v) { return v; });
         return;
       }
-      default: break;
+      default:
+        break;
     }
   }
-  VisitDType(sd, [&]<class TI>(Tag<TI>) {
-    VisitDType(dd, [&]<class TO>(Tag<TO>) {
-      Unary<TI, TO>(src, dst, [](TI v) { return ConvertValue<TO>(v); });
-    }, "Cast");
-  }, "Cast");
+  VisitDType(
+      sd,
+      [&]<class TI>(Tag<TI>) {
+        VisitDType(
+            dd,
+            [&]<class TO>(Tag<TO>) {
+              Unary<TI, TO>(src, dst, [](TI v) { return ConvertValue<TO>(v); });
+            },
+            "Cast");
+      },
+      "Cast");
 }
 
 }  // namespace singa::cpu
