@@ -71,6 +71,22 @@ for _to in F8:
         CASES.append(Case("Cast", [T((6,), values=[1000, -1000, 300, 7, 0, -70000])],
                           attrs={"to": CODE[_to], "saturate": _sat},
                           dtypes=["int32", "int64", "int16"], id=f"int_to_{_to}_sat{_sat}"))
+# Every code of each small float decodes exactly; values between neighbouring
+# codes (ties included) and beyond the range encode as the oracle does.
+for _t in F8 + ["float4e2m1"]:
+    _np = np.dtype(getattr(ml_dtypes, _t.replace("float8", "float8_").replace(
+        "float4e2m1", "float4_e2m1fn")))
+    _bits = 8 if _t in F8 else 4
+    _codes = np.arange(2**_bits, dtype=np.uint8).view(_np).astype(np.float64)
+    CASES.append(Case("Cast", [T((len(_codes),), values=_codes)], attrs={"to": TP.FLOAT},
+                      dtypes=[_t], id=f"all_codes_{_t}"))
+    _fin = np.unique(_codes[np.isfinite(_codes)])
+    _between = np.concatenate([(_fin[:-1] + _fin[1:]) / 2, _fin[:-1] * 0.75 + _fin[1:] * 0.25,
+                               _fin * 1.001, _fin[-1:] * [1.02, 1.2, 4]])
+    for _sat in (0, 1):
+        CASES.append(Case("Cast", [T((len(_between),), values=_between)],
+                          attrs={"to": CODE[_t], "saturate": _sat}, dtypes=["float32", "float64"],
+                          id=f"between_codes_{_t}_sat{_sat}"))
 # float4e2m1: ties to even, saturation, signed zero.
 CASES.append(Case("Cast", [T((14,), values=[0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 7, 100, -100,
                                             np.inf, -np.inf, -0.0, -0.1])],
