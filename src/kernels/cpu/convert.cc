@@ -61,35 +61,59 @@ void ConvertCopy(const Tensor& src, const Tensor& dst) {
     if (sd == DType::kString && dd == DType::kString) {
       Unary<std::string, std::string>(src, dst, [](const std::string& s) { return s; });
     } else if (sd == DType::kString) {
-      VisitDType(dd, [&]<class TO>(Tag<TO>) {
-        Unary<std::string, TO>(src, dst, [](const std::string& s) { return StringToNumber<TO>(s); });
-      }, "Cast");
+      VisitDType(
+          dd,
+          [&]<class TO>(Tag<TO>) {
+            Unary<std::string, TO>(src, dst,
+                                   [](const std::string& s) { return StringToNumber<TO>(s); });
+          },
+          "Cast");
     } else {
-      VisitDType(sd, [&]<class TI>(Tag<TI>) {
-        Unary<TI, std::string>(src, dst, [](TI v) { return NumberToString(v); });
-      }, "Cast");
+      VisitDType(
+          sd,
+          [&]<class TI>(Tag<TI>) {
+            Unary<TI, std::string>(src, dst, [](TI v) { return NumberToString(v); });
+          },
+          "Cast");
     }
     return;
   }
   if (sd == dd) {  // a plain (strided) copy by element size
     switch (SizeOf(sd)) {
-      case 1: Unary<uint8_t, uint8_t>(src, dst, [](uint8_t v) { return v; }); return;
-      case 2: Unary<uint16_t, uint16_t>(src, dst, [](uint16_t v) { return v; }); return;
-      case 4: Unary<uint32_t, uint32_t>(src, dst, [](uint32_t v) { return v; }); return;
-      case 8: Unary<uint64_t, uint64_t>(src, dst, [](uint64_t v) { return v; }); return;
+      case 1:
+        Unary<uint8_t, uint8_t>(src, dst, [](uint8_t v) { return v; });
+        return;
+      case 2:
+        Unary<uint16_t, uint16_t>(src, dst, [](uint16_t v) { return v; });
+        return;
+      case 4:
+        Unary<uint32_t, uint32_t>(src, dst, [](uint32_t v) { return v; });
+        return;
+      case 8:
+        Unary<uint64_t, uint64_t>(src, dst, [](uint64_t v) { return v; });
+        return;
       case 16: {
-        struct V16 { uint64_t lo, hi; };
+        struct V16 {
+          uint64_t lo, hi;
+        };
         Unary<V16, V16>(src, dst, [](V16 v) { return v; });
         return;
       }
-      default: break;
+      default:
+        break;
     }
   }
-  VisitDType(sd, [&]<class TI>(Tag<TI>) {
-    VisitDType(dd, [&]<class TO>(Tag<TO>) {
-      Unary<TI, TO>(src, dst, [](TI v) { return ConvertValue<TO>(v); });
-    }, "Cast");
-  }, "Cast");
+  VisitDType(
+      sd,
+      [&]<class TI>(Tag<TI>) {
+        VisitDType(
+            dd,
+            [&]<class TO>(Tag<TO>) {
+              Unary<TI, TO>(src, dst, [](TI v) { return ConvertValue<TO>(v); });
+            },
+            "Cast");
+      },
+      "Cast");
 }
 
 }  // namespace singa::cpu
