@@ -67,39 +67,6 @@ bool IsSigned(DType dt) {
 bool IsNumeric(DType dt) { return IsFloat(dt) || IsInteger(dt); }
 bool IsComputable(DType dt) { return IsNumeric(dt) || dt == DType::kBool; }
 
-namespace dtypes {
-const std::vector<DType> kFloats = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
-                                    DType::kFloat64};
-const std::vector<DType> kSignedInts = {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64};
-const std::vector<DType> kUnsignedInts = {DType::kUInt8, DType::kUInt16, DType::kUInt32,
-                                          DType::kUInt64};
-const std::vector<DType> kInts = [] {
-  auto v = kSignedInts;
-  v.insert(v.end(), kUnsignedInts.begin(), kUnsignedInts.end());
-  return v;
-}();
-const std::vector<DType> kNumeric = [] {
-  auto v = kFloats;
-  v.insert(v.end(), kInts.begin(), kInts.end());
-  return v;
-}();
-const std::vector<DType> kSignedNumeric = [] {
-  auto v = kFloats;
-  v.insert(v.end(), kSignedInts.begin(), kSignedInts.end());
-  return v;
-}();
-const std::vector<DType> kAllButString = [] {
-  auto v = kNumeric;
-  v.push_back(DType::kBool);
-  return v;
-}();
-const std::vector<DType> kAll = [] {
-  auto v = kAllButString;
-  v.push_back(DType::kString);
-  return v;
-}();
-}  // namespace dtypes
-
 // Round-to-nearest-even float32 -> binary16, with subnormals, inf and NaN.
 uint16_t Half::FromFloat(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);

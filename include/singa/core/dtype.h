@@ -179,23 +179,43 @@ bool IsSigned(DType dt);      // signed integers and floats
 bool IsNumeric(DType dt);     // IsFloat || IsInteger
 bool IsComputable(DType dt);  // has a C++ element type (CType) and kernels may use it
 
-// Named groups for op type constraints.
+// Named groups for op type constraints. Inline variables: each is initialized
+// before any op registration that follows this header in a file, whatever the
+// link order.
 namespace dtypes {
-extern const std::vector<DType> kFloats;         // f16 bf16 f32 f64
-extern const std::vector<DType> kSignedInts;     // i8 i16 i32 i64
-extern const std::vector<DType> kUnsignedInts;   // u8 u16 u32 u64
-extern const std::vector<DType> kInts;           // signed + unsigned
-extern const std::vector<DType> kNumeric;        // floats + ints
-extern const std::vector<DType> kSignedNumeric;  // floats + signed ints
-extern const std::vector<DType> kAll;            // numeric + bool + string
-extern const std::vector<DType> kAllButString;   // numeric + bool
+inline const std::vector<DType> kFloats = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
+                                           DType::kFloat64};
+inline const std::vector<DType> kSignedInts = {DType::kInt8, DType::kInt16, DType::kInt32,
+                                               DType::kInt64};
+inline const std::vector<DType> kUnsignedInts = {DType::kUInt8, DType::kUInt16, DType::kUInt32,
+                                                 DType::kUInt64};
+inline const std::vector<DType> kInts = {DType::kInt8,   DType::kInt16, DType::kInt32,
+                                         DType::kInt64,  DType::kUInt8, DType::kUInt16,
+                                         DType::kUInt32, DType::kUInt64};
+inline const std::vector<DType> kNumeric = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
+                                            DType::kFloat64, DType::kInt8,     DType::kInt16,
+                                            DType::kInt32,   DType::kInt64,    DType::kUInt8,
+                                            DType::kUInt16,  DType::kUInt32,   DType::kUInt64};
+inline const std::vector<DType> kSignedNumeric = {
+    DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
+    DType::kInt8,    DType::kInt16,    DType::kInt32,   DType::kInt64};
+inline const std::vector<DType> kAllButString = [] {
+  auto v = kNumeric;
+  v.push_back(DType::kBool);
+  return v;
+}();
+inline const std::vector<DType> kAll = [] {
+  auto v = kAllButString;
+  v.push_back(DType::kString);
+  return v;
+}();
 }  // namespace dtypes
 
-// Calls f(Tag<T>{}) with T the C++ type of `dt`. Throws DTypeError (naming
-// `what`) for a type without a C++ element type. This is the one place where
-// kernels turn a runtime dtype into a template argument.
+// Calls f(Tag<T>{}) with T the C++ type of numeric `dt` (no bool). Throws
+// DTypeError (naming `what`) for any other dtype. This and VisitDType are the
+// one place where kernels turn a runtime dtype into a template argument.
 template <class F>
-decltype(auto) VisitDType(DType dt, F&& f, std::string_view what = "") {
+decltype(auto) VisitNumeric(DType dt, F&& f, std::string_view what = "") {
   switch (dt) {
     case DType::kFloat32:
       return f(Tag<float>{});
@@ -221,21 +241,17 @@ decltype(auto) VisitDType(DType dt, F&& f, std::string_view what = "") {
       return f(Tag<uint32_t>{});
     case DType::kUInt64:
       return f(Tag<uint64_t>{});
-    case DType::kBool:
-      return f(Tag<bool>{});
     default:
       throw DTypeError(std::string(what) + (what.empty() ? "" : ": ") + "no kernel for dtype " +
                        std::string(Name(dt)));
   }
 }
 
-// Same, for numeric types only (no bool): arithmetic kernels use this.
+// Same, for numeric types and bool.
 template <class F>
-decltype(auto) VisitNumeric(DType dt, F&& f, std::string_view what = "") {
-  if (dt == DType::kBool)
-    throw DTypeError(std::string(what) + (what.empty() ? "" : ": ") +
-                     "no arithmetic kernel for dtype bool");
-  return VisitDType(dt, std::forward<F>(f), what);
+decltype(auto) VisitDType(DType dt, F&& f, std::string_view what = "") {
+  if (dt == DType::kBool) return f(Tag<bool>{});
+  return VisitNumeric(dt, std::forward<F>(f), what);
 }
 
 // Same, for float types only.
