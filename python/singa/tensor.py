@@ -181,9 +181,12 @@ def _operand(x, like):
     """The second operand of a binary operator as the binding takes it: a
     CTensor, or a float (which the binding makes a 0-d tensor of like's
     dtype)."""
+    tx = type(x)
+    if tx is float or tx is int:
+        return float(x)
     if isinstance(x, Tensor):
         return x.data
-    if isinstance(x, (numbers.Real, np.bool_)):  # int, float, bool, numpy scalars
+    if isinstance(x, (numbers.Real, np.bool_)):  # bool, numpy scalars, fractions...
         return float(x)
     if isinstance(x, (np.ndarray, list, tuple)):
         return _ctensor_from_numpy(np.asarray(x), like.dtype)

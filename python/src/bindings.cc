@@ -9,6 +9,8 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
+
 #include "singa/core/parallel.h"
 #include "singa/core/random.h"
 #include "singa/core/tensor.h"
@@ -24,19 +26,32 @@ namespace {
 // carriers that python/singa views through ml_dtypes.
 nb::dlpack::dtype DLDType(DType dt) {
   using nb::dlpack::dtype_code;
-  auto make = [](dtype_code c, int bits) { return nb::dlpack::dtype{uint8_t(c), uint8_t(bits), 1}; };
+  auto make = [](dtype_code c, int bits) {
+    return nb::dlpack::dtype{uint8_t(c), uint8_t(bits), 1};
+  };
   switch (dt) {
-    case DType::kFloat16: return make(dtype_code::Float, 16);
-    case DType::kFloat32: return make(dtype_code::Float, 32);
-    case DType::kFloat64: return make(dtype_code::Float, 64);
-    case DType::kInt8: return make(dtype_code::Int, 8);
-    case DType::kInt16: return make(dtype_code::Int, 16);
-    case DType::kInt32: return make(dtype_code::Int, 32);
-    case DType::kInt64: return make(dtype_code::Int, 64);
-    case DType::kBool: return make(dtype_code::Bool, 8);
-    case DType::kComplex64: return make(dtype_code::Complex, 64);
-    case DType::kComplex128: return make(dtype_code::Complex, 128);
-    default: return make(dtype_code::UInt, static_cast<int>(SizeOf(dt) * 8));
+    case DType::kFloat16:
+      return make(dtype_code::Float, 16);
+    case DType::kFloat32:
+      return make(dtype_code::Float, 32);
+    case DType::kFloat64:
+      return make(dtype_code::Float, 64);
+    case DType::kInt8:
+      return make(dtype_code::Int, 8);
+    case DType::kInt16:
+      return make(dtype_code::Int, 16);
+    case DType::kInt32:
+      return make(dtype_code::Int, 32);
+    case DType::kInt64:
+      return make(dtype_code::Int, 64);
+    case DType::kBool:
+      return make(dtype_code::Bool, 8);
+    case DType::kComplex64:
+      return make(dtype_code::Complex, 64);
+    case DType::kComplex128:
+      return make(dtype_code::Complex, 128);
+    default:
+      return make(dtype_code::UInt, static_cast<int>(SizeOf(dt) * 8));
   }
 }
 
@@ -99,7 +114,8 @@ Tensor FromNumpy(AnyArray a, std::optional<std::string> dtype_name) {
   bool carrier = dst != src && SizeOf(src) == SizeOf(dst) &&
                  (src == DType::kUInt8 || src == DType::kUInt16) && !IsInteger(dst) &&
                  dst != DType::kFloat16 && dst != DType::kBool;
-  Tensor view = Tensor::Wrap(const_cast<void*>(a.data()), carrier ? dst : src, shape, strides, nullptr);
+  Tensor view =
+      Tensor::Wrap(const_cast<void*>(a.data()), carrier ? dst : src, shape, strides, nullptr);
   Tensor out(shape, dst);
   out.CopyFrom(view);
   return out;
@@ -161,14 +177,17 @@ AttrValue ToAttrValue(nb::handle v, const std::string& key) {
 nb::object FromAttrValue(const AttrValue& v) {
   return std::visit(
       [](const auto& x) -> nb::object {
-        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) return nb::none();
-        else return nb::cast(x);
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>)
+          return nb::none();
+        else
+          return nb::cast(x);
       },
       v);
 }
 
 TensorList CallOpPy(const std::string& name, const std::vector<std::optional<Tensor>>& inputs,
-                    nb::dict attrs, int opset, int num_outputs, bool reference, const std::string& domain) {
+                    nb::dict attrs, int opset, int num_outputs, bool reference,
+                    const std::string& domain) {
   TensorList in;
   in.reserve(inputs.size());
   for (auto& t : inputs) in.push_back(t ? *t : Tensor());
@@ -195,10 +214,21 @@ Tensor BinaryOp(const OpSchema& s, const Tensor& a, const Tensor& b) {
 }
 
 // A Python number as a 0-d tensor of `like`'s dtype (SINGA's scalar operands
-// take the tensor's type).
+// take the tensor's type). The last scalar per dtype is kept: loops such as
+// `x * 0.5` then allocate only their result. Callers hold the GIL, and ops
+// never write their inputs, so sharing the cached tensor is safe.
 Tensor ScalarLike(const Tensor& like, double v) {
   SINGA_CHECK(like.defined(), Error, "operand is an undefined tensor");
-  return Tensor::Full({}, v, like.dtype(), like.device());
+  struct Cached {
+    double value;
+    Tensor t;
+  };
+  static Cached cache[kNumDTypes];
+  Cached& c = cache[static_cast<int>(like.dtype())];
+  if (c.t.defined() && c.t.device() == like.device() && std::memcmp(&c.value, &v, sizeof v) == 0)
+    return c.t;
+  c = {v, Tensor::Full({}, v, like.dtype(), like.device())};
+  return c.t;
 }
 
 // a op= b, writing into a's storage. The kernel runs straight into `a` when
@@ -209,8 +239,9 @@ void BinaryInplace(const OpSchema& s, Tensor& a, const Tensor& b) {
   InferCtx ctx(s, in, 1, "");
   SpecList spec = s.infer(ctx, NoAttrsPtr().get());
   SINGA_CHECK(spec[0].shape == a.shape(), ShapeError,
-              s.name << " (in place): result shape " << ToString(spec[0].shape) << " of " << a.ToString()
-                     << " and " << b.ToString() << " does not fit the left operand");
+              s.name << " (in place): result shape " << ToString(spec[0].shape) << " of "
+                     << a.ToString() << " and " << b.ToString()
+                     << " does not fit the left operand");
   if (a.dtype() != b.dtype() || !a.is_contiguous() || a.block() == b.block()) {
     a.CopyFrom(s.Run(in, NoAttrsPtr())[0]);
     return;
@@ -320,7 +351,8 @@ NB_MODULE(_singa, m) {
       .def("nbytes", &Tensor::nbytes)
       .def("itemsize", &Tensor::itemsize)
       .def("is_contiguous", &Tensor::is_contiguous)
-      .def("shares_storage", [](const Tensor& a, const Tensor& b) { return a.block() == b.block(); })
+      .def("shares_storage",
+           [](const Tensor& a, const Tensor& b) { return a.block() == b.block(); })
       .def("reshape", &Tensor::Reshape, "shape"_a)
       .def("permute", &Tensor::Permute, "perm"_a)
       .def("transpose", &Tensor::Transpose)
@@ -336,9 +368,10 @@ NB_MODULE(_singa, m) {
       .def("__repr__", &Tensor::ToString);
 
   // Ops.
-  m.def("call_op", &CallOpPy, "name"_a, "inputs"_a, "attrs"_a = nb::dict(), "opset"_a = kLatestOpset,
-        "num_outputs"_a = -1, "reference"_a = false, "domain"_a = "",
-        "Runs an ONNX op by name: inputs (None for an absent optional input), attributes as a dict.");
+  m.def(
+      "call_op", &CallOpPy, "name"_a, "inputs"_a, "attrs"_a = nb::dict(), "opset"_a = kLatestOpset,
+      "num_outputs"_a = -1, "reference"_a = false, "domain"_a = "",
+      "Runs an ONNX op by name: inputs (None for an absent optional input), attributes as a dict.");
   static const OpSchema* add = &OpRegistry::Get("Add");
   static const OpSchema* sub = &OpRegistry::Get("Sub");
   static const OpSchema* mul = &OpRegistry::Get("Mul");
@@ -374,7 +407,9 @@ NB_MODULE(_singa, m) {
       .def_prop_ro("attributes",
                    [](const OpSchema& s) {
                      nb::dict d;
-                     for (auto& a : s.attrs) d[a.name.c_str()] = nb::make_tuple(a.required, FromAttrValue(a.default_value));
+                     for (auto& a : s.attrs)
+                       d[a.name.c_str()] =
+                           nb::make_tuple(a.required, FromAttrValue(a.default_value));
                      return d;
                    })
       .def_prop_ro("dtype_rules",
@@ -383,7 +418,8 @@ NB_MODULE(_singa, m) {
                      for (auto& rule : s.dtype_rules) r.emplace_back(rule.allowed, rule.inputs);
                      return r;
                    })
-      .def_prop_ro("has_reference", [](const OpSchema& s) { return static_cast<bool>(s.reference); })
+      .def_prop_ro("has_reference",
+                   [](const OpSchema& s) { return static_cast<bool>(s.reference); })
       .def_prop_ro("is_alias", [](const OpSchema& s) { return static_cast<bool>(s.alias); });
   m.def("op_schemas", &OpRegistry::All, nb::rv_policy::reference);
   m.def("find_op", &OpRegistry::Find, "name"_a, "opset"_a = kLatestOpset, "domain"_a = "",

@@ -29,9 +29,11 @@ void RandomFill(const Tensor& t, const char* what, bool floats_only, MakeDist ma
   SINGA_CHECK(t.defined(), Error, what << ": the tensor is undefined");
   auto run = [t, what, floats_only, make] {
     if (floats_only) {
-      VisitFloat(t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(t, make()); }, what);
+      VisitFloat(
+          t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(t, make()); }, what);
     } else {
-      VisitDType(t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(t, make()); }, what);
+      VisitDType(
+          t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(t, make()); }, what);
     }
   };
   // Check the dtype now, not when a recorded graph replays.
@@ -49,12 +51,14 @@ void RandomFill(const Tensor& t, const char* what, bool floats_only, MakeDist ma
 
 void Uniform(const Tensor& t, double low, double high) {
   SINGA_CHECK(low <= high, ShapeError, "Uniform: low " << low << " > high " << high);
-  RandomFill(t, "Uniform", true, [low, high] { return std::uniform_real_distribution<double>(low, high); });
+  RandomFill(t, "Uniform", true,
+             [low, high] { return std::uniform_real_distribution<double>(low, high); });
 }
 
 void Gaussian(const Tensor& t, double mean, double stddev) {
   SINGA_CHECK(stddev >= 0, ShapeError, "Gaussian: negative standard deviation " << stddev);
-  RandomFill(t, "Gaussian", true, [mean, stddev] { return std::normal_distribution<double>(mean, stddev); });
+  RandomFill(t, "Gaussian", true,
+             [mean, stddev] { return std::normal_distribution<double>(mean, stddev); });
 }
 
 void Bernoulli(const Tensor& t, double p) {
