@@ -11,21 +11,29 @@ namespace singa::cpu {
 
 namespace {
 
+// Numbers print as numpy's astype(str) does (the ONNX reference Cast), so a
+// float reads back as the same value: "True"/"False", "nan", "inf", "-inf",
+// shortest round-trip digits, positional with a ".0" for integral values when
+// 1e-4 <= |x| < 1e16 (1e6 for float32 and narrower), else scientific ("1e-05").
 template <class T>
 std::string NumberToString(T v) {
   if constexpr (std::is_same_v<T, bool>) {
-    return v ? "1" : "0";
+    return v ? "True" : "False";
   } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
                        std::is_same_v<T, BFloat16>) {
-    double d = static_cast<double>(static_cast<float>(v));
-    if constexpr (std::is_same_v<T, double>) d = v;
-    if (std::isnan(d)) return "NaN";
-    if (std::isinf(d)) return d > 0 ? "INF" : "-INF";
+    constexpr bool kDouble = std::is_same_v<T, double>;
+    const double d = kDouble ? static_cast<double>(v) : static_cast<float>(v);
+    if (std::isnan(d)) return "nan";
+    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+    const double a = std::fabs(d);
+    const bool fixed = a == 0 || (a >= 1e-4 && a < (kDouble ? 1e16 : 1e6));
+    const auto fmt = fixed ? std::chars_format::fixed : std::chars_format::scientific;
     char buf[64];
-    // Shortest text that reads back as the same value of T.
-    auto [end, ec] = std::is_same_v<T, double> ? std::to_chars(buf, buf + 64, d)
-                                               : std::to_chars(buf, buf + 64, static_cast<float>(d));
-    return std::string(buf, end);
+    auto [end, ec] = kDouble ? std::to_chars(buf, buf + 64, d, fmt)
+                             : std::to_chars(buf, buf + 64, static_cast<float>(d), fmt);
+    std::string s(buf, end);
+    if (fixed && s.find('.') == std::string::npos) s += ".0";
+    return s;
   } else {
     return std::to_string(v);
   }

@@ -1,0 +1,173 @@
+#include "kernels/cpu/matmul.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "kernels/cpu/dnnl_util.h"
+#include "singa/core/parallel.h"
+
+namespace singa::cpu {
+
+namespace {
+
+// Strides oneDNN can take for t: positive for every dimension larger than 1
+// (no broadcast or reversed views), one of the two matrix dimensions unit.
+bool SimplyStrided(const Tensor& t) {
+  const int64_t r = t.ndim();
+  for (int64_t d = 0; d < r; ++d)
+    if (t.shape()[d] > 1 && t.strides()[d] <= 0) return false;
+  auto unit = [&](int64_t d) { return t.shape()[d] == 1 || t.strides()[d] == 1; };
+  return unit(r - 1) || unit(r - 2);
+}
+
+// t's descriptor; strides of size-1 dimensions (which never step) are set
+// past the rest so oneDNN sees a consistent layout.
+dnnl::memory::desc OperandDesc(const Tensor& t) {
+  Strides s = t.strides();
+  int64_t extent = 1;
+  for (int64_t d = t.ndim() - 1; d >= 0; --d) {
+    if (t.shape()[d] == 1) s[d] = extent;
+    extent = std::max(extent, s[d] * t.shape()[d]);
+  }
+  return dnnl::memory::desc(dnnl_util::Dims(t.shape()), dnnl_util::ToDnnl(t.dtype()),
+                            dnnl_util::Dims(s));
+}
+
+struct MatMulPrim {
+  dnnl::matmul prim;
+  dnnl::memory::desc a, b, y;
+};
+
+// The cached primitive for these operands, or null when oneDNN would run a
+// reference (slow) implementation or rejects the layout.
+std::shared_ptr<MatMulPrim> GetPrim(const Tensor& a, const Tensor& b, const Tensor& y, float alpha,
+                                    float beta) {
+  std::string key = "MatMul;";
+  dnnl_util::AppendKey(key, a);
+  dnnl_util::AppendKey(key, b);
+  dnnl_util::AppendKey(key, y);
+  uint32_t bits[2];
+  std::memcpy(&bits[0], &alpha, 4);
+  std::memcpy(&bits[1], &beta, 4);
+  key += std::to_string(bits[0]) + "," + std::to_string(bits[1]);
+  return dnnl_util::Cached<std::shared_ptr<MatMulPrim>>(key, [&]() -> std::shared_ptr<MatMulPrim> {
+    try {
+      auto p = std::make_shared<MatMulPrim>();
+      p->a = OperandDesc(a);
+      p->b = OperandDesc(b);
+      p->y = dnnl_util::Desc(y);
+      dnnl::post_ops ops;
+      if (alpha != 1.0f) ops.append_eltwise(dnnl::algorithm::eltwise_linear, alpha, 0.0f);
+      if (beta != 0.0f) ops.append_sum(beta);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(ops);
+      dnnl::matmul::primitive_desc pd(dnnl_util::Engine(), p->a, p->b, p->y, attr);
+      if (std::string(pd.impl_info_str()).starts_with("ref")) return nullptr;
+      p->prim = dnnl::matmul(pd);
+      return p;
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
+  });
+}
+
+}  // namespace
+
+bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha, float beta) {
+  DType dt = y.dtype();
+  if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kBFloat16) return false;
+  if (y.numel() == 0 || a.shape().back() == 0 || y.ndim() > 12) return false;
+  Tensor da = SimplyStrided(a) ? a : a.Contiguous();
+  Tensor db = SimplyStrided(b) ? b : b.Contiguous();
+  std::shared_ptr<MatMulPrim> p = GetPrim(da, db, y, alpha, beta);
+  if (!p && !(da.is_contiguous() && db.is_contiguous())) {
+    da = da.Contiguous();
+    db = db.Contiguous();
+    p = GetPrim(da, db, y, alpha, beta);
+  }
+  if (!p) return false;
+  dnnl_util::Execute(p->prim, {{DNNL_ARG_SRC, dnnl_util::Mem(da, p->a)},
+                               {DNNL_ARG_WEIGHTS, dnnl_util::Mem(db, p->b)},
+                               {DNNL_ARG_DST, dnnl_util::Mem(y, p->y)}});
+  return true;
+}
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 15;  // multiply-adds per task below which the loop stays serial
+
+template <class T>
+void Loops(const Tensor& a0, const Tensor& b0, const Tensor& y, double alpha, double beta,
+           const Tensor& c0) {
+  using A = Acc<T>;
+  const Tensor a = a0.Contiguous(), b = b0.Contiguous();
+  const Tensor c = c0.defined() ? c0.BroadcastTo(y.shape()) : Tensor();
+  const int64_t r = y.ndim(), m_size = y.shape()[r - 2], n_size = y.shape()[r - 1],
+                k_size = a.shape()[r - 1];
+  int64_t nbatch = 1;
+  for (int64_t d = 0; d + 2 < r; ++d) nbatch *= y.shape()[d];
+  const T* pa = static_cast<const T*>(a.raw_data());
+  const T* pb = static_cast<const T*>(b.raw_data());
+  const T* pc = c.defined() ? static_cast<const T*>(c.raw_data()) : nullptr;
+  T* py = static_cast<T*>(y.raw_data());
+  const bool plain = !pc && alpha == 1.0;
+  // Offset of batch `bi` in an operand whose batch dims are y's or 1.
+  auto batch_offset = [&](const Tensor& t, int64_t bi) {
+    int64_t off = 0;
+    for (int64_t d = r - 3; d >= 0; --d) {
+      int64_t size = y.shape()[d], i = bi % size;
+      bi /= size;
+      if (t.shape()[d] != 1) off += i * t.strides()[d];
+    }
+    return off;
+  };
+  const int64_t per_row = std::max<int64_t>(1, k_size * n_size);
+  ParallelFor(0, nbatch * m_size, std::max<int64_t>(1, kGrain / per_row),
+              [&](int64_t lo, int64_t hi) {
+                std::vector<A> acc(n_size);
+                for (int64_t t = lo; t < hi; ++t) {
+                  const int64_t bi = t / m_size, m = t % m_size;
+                  const T* arow = pa + batch_offset(a, bi) + m * k_size;
+                  const T* bmat = pb + batch_offset(b, bi);
+                  std::fill(acc.begin(), acc.end(), A(0));
+                  for (int64_t k = 0; k < k_size; ++k) {
+                    const A av = static_cast<A>(arow[k]);
+                    const T* brow = bmat + k * n_size;
+                    for (int64_t n = 0; n < n_size; ++n) acc[n] += av * static_cast<A>(brow[n]);
+                  }
+                  T* yrow = py + t * n_size;
+                  if (plain) {
+                    for (int64_t n = 0; n < n_size; ++n) yrow[n] = static_cast<T>(acc[n]);
+                    continue;
+                  }
+                  int64_t coff = 0, cs = 0;
+                  if (pc) {
+                    coff = batch_offset(c, bi) + m * c.strides()[r - 2];
+                    cs = c.strides()[r - 1];
+                  }
+                  for (int64_t n = 0; n < n_size; ++n) {
+                    if constexpr (std::is_integral_v<T>) {
+                      double v = static_cast<double>(acc[n]) * alpha;
+                      if (pc) v += static_cast<double>(pc[coff + n * cs]) * beta;
+                      yrow[n] = static_cast<T>(v);
+                    } else {
+                      A v = static_cast<A>(alpha) * acc[n];
+                      if (pc) v += static_cast<A>(beta) * static_cast<A>(pc[coff + n * cs]);
+                      yrow[n] = static_cast<T>(v);
+                    }
+                  }
+                }
+              });
+}
+
+}  // namespace
+
+void MatMulLoops(const Tensor& a, const Tensor& b, const Tensor& y, double alpha, double beta,
+                 const Tensor& c) {
+  if (y.numel() == 0) return;
+  VisitNumeric(
+      y.dtype(), [&]<class T>(Tag<T>) { Loops<T>(a, b, y, alpha, beta, c); }, "MatMul");
+}
+
+}  // namespace singa::cpu

@@ -1,0 +1,30 @@
+// Matrix products shared by MatMul and Gemm:
+//   y = alpha * (a @ b) + beta * c
+// over batches, with a (..., M, K), b (..., K, N) and y (..., M, N) dense, all
+// of one rank, and the batch dimensions of a and b either y's or 1
+// (broadcast). a and b may have any strides.
+//
+//   cpu::MatMulLoops(a, b, y);                    // any dtype MatMul allows
+//   if (!cpu::DnnlMatMul(a, b, y)) cpu::MatMulLoops(a, b, y);
+#pragma once
+
+#include "singa/core/tensor.h"
+
+namespace singa::cpu {
+
+// oneDNN's matmul (f32, f16, bf16): y = alpha * (a @ b) + beta * y, so the
+// caller pre-fills y with a broadcast c when beta != 0. Returns false, having
+// written nothing, where oneDNN has no optimized kernel for these
+// dtypes/strides (the caller then runs MatMulLoops). Inputs described by
+// their strides when oneDNN accepts them, else copied dense.
+bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha = 1.0f,
+                float beta = 0.0f);
+
+// The plain-loop kernel for every MatMul/Gemm dtype: accumulates in Acc<T>
+// (in T for integers, which wrap as numpy's do). c, when defined,
+// broadcasts to y's shape. Integer results with alpha/beta are computed in
+// double and truncated, as numpy casts them.
+void MatMulLoops(const Tensor& a, const Tensor& b, const Tensor& y, double alpha = 1.0,
+                 double beta = 0.0, const Tensor& c = Tensor());
+
+}  // namespace singa::cpu

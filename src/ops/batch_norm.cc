@@ -1,0 +1,224 @@
+// BatchNormalization over channel dim 1 of X (N, C, D1, ...); a 1-D X (N) has
+// one channel.
+//   inference: Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B
+//   training:  the same with the batch mean and (population) variance over
+//              every dim but 1, plus the updated running statistics
+//              running_x = input_x * momentum + batch_x * (1 - momentum).
+// Opset 14 (also 15's semantics; 15 only widened the dtypes) selects training
+// with training_mode and has outputs Y, running_mean?, running_var?. Opset 9
+// trains when more than Y is requested: Y, mean?, var? (running), saved_mean?,
+// saved_var? (batch statistics).
+// Statistics compute in float (double for double X). oneDNN
+// batch_normalization (inference, global stats) is the fast path for
+// float32/bfloat16/float16 X.
+// https://onnx.ai/onnx/operators/onnx__BatchNormalization.html
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "kernels/cpu/dnnl_util.h"
+#include "ops/common.h"
+
+namespace singa {
+namespace {
+
+struct BatchNorm14Attrs {
+  float epsilon = 1e-5f;
+  float momentum = 0.9f;
+  int64_t training_mode = 0;
+};
+struct BatchNorm9Attrs {
+  float epsilon = 1e-5f;
+  float momentum = 0.9f;
+};
+
+struct Dims {
+  int64_t n = 1, c = 1, s = 1;  // batch, channels, spatial (product of D1...)
+};
+Dims DimsOf(const Shape& x) {
+  Dims d;
+  d.n = x[0];
+  if (x.size() >= 2) d.c = x[1];
+  for (size_t i = 2; i < x.size(); ++i) d.s *= x[i];
+  return d;
+}
+
+SpecList InferCommon(const InferCtx& c, bool training, int num_stats_outputs) {
+  SINGA_CHECK(c.rank(0) >= 1, ShapeError,
+              c.where() << ": X must have rank >= 1 (" << c.inputs_string() << ")");
+  const int64_t ch = DimsOf(c.shape(0)).c;
+  for (int i = 1; i < 5; ++i)
+    SINGA_CHECK(c.shape(i) == Shape{ch}, ShapeError,
+                c.where() << ": scale, B, mean and var must have shape [" << ch << "] ("
+                          << c.inputs_string() << ")");
+  SINGA_CHECK(training || c.num_outputs() == 1, ShapeError,
+              c.where() << ": the statistics outputs exist only in training mode");
+  SpecList out = {{c.dtype(0), c.shape(0)}};
+  for (int i = 0; i < num_stats_outputs; ++i) out.push_back({c.dtype(3 + i % 2), {ch}});
+  return out;
+}
+SpecList Infer14(const InferCtx& c, const BatchNorm14Attrs& a) {
+  return InferCommon(c, a.training_mode != 0, 2);
+}
+SpecList Infer9(const InferCtx& c, const BatchNorm9Attrs&) {
+  return InferCommon(c, c.num_outputs() > 1, 4);
+}
+
+// Y = x * a[c] + b[c] per channel.
+template <class T, class A>
+void Affine(const Tensor& x, const Tensor& y, const Dims& d, const std::vector<A>& a,
+            const std::vector<A>& b) {
+  const T* px = x.data<T>();
+  T* py = y.data<T>();
+  ParallelFor(0, d.n * d.c,
+              std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(d.s, 1)),
+              [&](int64_t lo, int64_t hi) {
+                for (int64_t r = lo; r < hi; ++r) {
+                  const A ca = a[r % d.c], cb = b[r % d.c];
+                  for (int64_t j = 0; j < d.s; ++j)
+                    py[r * d.s + j] = static_cast<T>(static_cast<A>(px[r * d.s + j]) * ca + cb);
+                }
+              });
+}
+
+// Plain loops. In training, fills batch mean/var (Acc<T>, [C]).
+void Loop(const KernelCtx& k, float epsilon, bool training, Tensor& batch_mean, Tensor& batch_var) {
+  VisitFloat(k.input(0).dtype(), [&]<class T>(Tag<T>) {
+    using A = Acc<T>;
+    const Tensor x = k.input(0).Contiguous();
+    const Dims d = DimsOf(x.shape());
+    auto param = [&](int i) { return k.input(i).ToVector<A>(); };
+    const std::vector<A> scale = param(1), bias = param(2);
+    std::vector<A> mean = param(3), var = param(4);
+    if (training) {
+      const T* px = x.numel() ? x.data<T>() : nullptr;
+      const A count = static_cast<A>(d.n * d.s);
+      ParallelFor(0, d.c, 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t ch = lo; ch < hi; ++ch) {
+          A sum = 0, sq = 0;
+          for (int64_t b = 0; b < d.n; ++b)
+            for (int64_t j = 0; j < d.s; ++j) sum += static_cast<A>(px[(b * d.c + ch) * d.s + j]);
+          const A m = sum / count;
+          for (int64_t b = 0; b < d.n; ++b)
+            for (int64_t j = 0; j < d.s; ++j) {
+              const A v = static_cast<A>(px[(b * d.c + ch) * d.s + j]) - m;
+              sq += v * v;
+            }
+          mean[ch] = m;
+          var[ch] = sq / count;
+        }
+      });
+      batch_mean = Tensor::FromVector<A>({d.c}, mean);
+      batch_var = Tensor::FromVector<A>({d.c}, var);
+    }
+    std::vector<A> a(d.c), b(d.c);
+    for (int64_t ch = 0; ch < d.c; ++ch) {
+      a[ch] = scale[ch] / std::sqrt(var[ch] + static_cast<A>(epsilon));
+      b[ch] = bias[ch] - mean[ch] * a[ch];
+    }
+    if (x.numel()) Affine<T, A>(x, k.output(0), d, a, b);
+  });
+}
+
+std::string Exact(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
+  return buf;
+}
+
+// oneDNN inference with the given statistics; false (nothing written) when it
+// does not apply.
+bool DnnlInference(const KernelCtx& k, float epsilon) {
+  namespace du = cpu::dnnl_util;
+  const Tensor& x_in = k.input(0);
+  const DType dt = x_in.dtype();
+  if (dt != DType::kFloat32 && dt != DType::kBFloat16 && dt != DType::kFloat16) return false;
+  if (x_in.numel() == 0) return false;
+  const Dims d = DimsOf(x_in.shape());
+  const Shape dims = {d.n, d.c, d.s};
+  const auto flags = dnnl::normalization_flags::use_global_stats |
+                     dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
+  const std::string key = "batch_norm:" + std::string(Name(dt)) + ToString(dims) + Exact(epsilon);
+  using Prim = std::optional<dnnl::batch_normalization_forward>;
+  const Prim& prim = du::Cached<Prim>(key, [&]() -> Prim {
+    try {
+      auto md = du::PlainDesc(dims, dt);
+      return dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(
+          du::Engine(), dnnl::prop_kind::forward_inference, md, md, epsilon, flags));
+    } catch (const dnnl::error&) {
+      return std::nullopt;  // no implementation for this dtype on this CPU
+    }
+  });
+  if (!prim) return false;
+  const Tensor x = x_in.Contiguous();
+  auto f32 = [&](int i) { return k.input(i).AsType(DType::kFloat32).Contiguous(); };
+  const Tensor scale = f32(1), shift = f32(2), mean = f32(3), var = f32(4);
+  auto md = du::PlainDesc(dims, dt);
+  du::Execute(*prim, {{DNNL_ARG_SRC, du::Mem(x, md)},
+                      {DNNL_ARG_DST, du::Mem(k.output(0), md)},
+                      {DNNL_ARG_SCALE, du::Mem(scale)},
+                      {DNNL_ARG_SHIFT, du::Mem(shift)},
+                      {DNNL_ARG_MEAN, du::Mem(mean)},
+                      {DNNL_ARG_VARIANCE, du::Mem(var)}});
+  return true;
+}
+
+// Writes running = input * momentum + batch * (1 - momentum) into output `o`.
+void WriteRunning(const KernelCtx& k, int o, int input, const Tensor& batch, float momentum) {
+  const std::vector<double> in = k.input(input).ToVector<double>(), bt = batch.ToVector<double>();
+  std::vector<double> r(in.size());
+  const double m = momentum;
+  for (size_t i = 0; i < r.size(); ++i) r[i] = in[i] * m + bt[i] * (1 - m);
+  k.output(o).CopyFrom(Tensor::FromVector<double>({static_cast<int64_t>(r.size())}, r));
+}
+
+void Run(KernelCtx& k, float epsilon, float momentum, bool training, bool fast, bool opset9) {
+  if (!training) {
+    Tensor unused_mean, unused_var;
+    if (!fast || !DnnlInference(k, epsilon)) Loop(k, epsilon, false, unused_mean, unused_var);
+    return;
+  }
+  Tensor batch_mean, batch_var;
+  Loop(k, epsilon, true, batch_mean, batch_var);
+  if (k.num_outputs() > 1) WriteRunning(k, 1, 3, batch_mean, momentum);
+  if (k.num_outputs() > 2) WriteRunning(k, 2, 4, batch_var, momentum);
+  if (opset9 && k.num_outputs() > 3) k.output(3).CopyFrom(batch_mean);
+  if (opset9 && k.num_outputs() > 4) k.output(4).CopyFrom(batch_var);
+}
+
+template <bool kFast>
+void Forward14(KernelCtx& k, const BatchNorm14Attrs& a) {
+  Run(k, a.epsilon, a.momentum, a.training_mode != 0, kFast, false);
+}
+template <bool kFast>
+void Forward9(KernelCtx& k, const BatchNorm9Attrs& a) {
+  Run(k, a.epsilon, a.momentum, k.num_outputs() > 1, kFast, true);
+}
+
+}  // namespace
+
+SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
+    .since_opset(14)
+    .inputs({"X", "scale", "B", "input_mean", "input_var"})
+    .outputs({"Y", "running_mean?", "running_var?"})
+    .attr("epsilon", &BatchNorm14Attrs::epsilon)
+    .attr("momentum", &BatchNorm14Attrs::momentum)
+    .attr("training_mode", &BatchNorm14Attrs::training_mode)
+    .dtypes(dtypes::kFloats, {0})
+    .dtypes(dtypes::kFloats, {1, 2})
+    .dtypes(dtypes::kFloats, {3, 4})
+    .infer(Infer14)
+    .kernel(Forward14<true>)
+    .reference(Forward14<false>);
+SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
+    .since_opset(9)
+    .inputs({"X", "scale", "B", "mean", "var"})
+    .outputs({"Y", "mean?", "var?", "saved_mean?", "saved_var?"})
+    .attr("epsilon", &BatchNorm9Attrs::epsilon)
+    .attr("momentum", &BatchNorm9Attrs::momentum)
+    .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
+    .infer(Infer9)
+    .kernel(Forward9<true>)
+    .reference(Forward9<false>);
+
+}  // namespace singa

@@ -1,0 +1,103 @@
+// Gemm: Y = alpha * A' @ B' + beta * C, with A' = transA ? A^T : A (M, K),
+// B' = transB ? B^T : B (K, N), and the optional C broadcast to (M, N)
+// unidirectionally. f32/f16/bf16 run on oneDNN's matmul: transposes are
+// described as strides, alpha is an eltwise_linear post-op and beta * C a sum
+// post-op over Y pre-filled with C, which is exact. Opset 13 added bfloat16.
+// https://onnx.ai/onnx/operators/onnx__Gemm.html
+#include "kernels/cpu/matmul.h"
+#include "ops/common.h"
+
+namespace singa {
+namespace {
+
+struct GemmAttrs {
+  float alpha = 1.0f;
+  float beta = 1.0f;
+  int64_t transA = 0;
+  int64_t transB = 0;
+};
+
+SpecList GemmInfer(const InferCtx& c, const GemmAttrs& a) {
+  SINGA_CHECK(c.rank(0) == 2 && c.rank(1) == 2, ShapeError,
+              c.where() << ": A and B must be 2-D (" << c.inputs_string() << ")");
+  const Shape& sa = c.shape(0);
+  const Shape& sb = c.shape(1);
+  const int64_t m = a.transA ? sa[1] : sa[0], ka = a.transA ? sa[0] : sa[1];
+  const int64_t kb = a.transB ? sb[1] : sb[0], n = a.transB ? sb[0] : sb[1];
+  SINGA_CHECK(ka == kb, ShapeError,
+              c.where() << ": inner dimensions differ, " << ka << " vs " << kb << " ("
+                        << c.inputs_string() << ")");
+  if (c.has_input(2)) {
+    const Shape& sc = c.shape(2);
+    const Shape target = {m, n};
+    bool ok = sc.size() <= 2;
+    for (size_t i = 0; ok && i < sc.size(); ++i) {
+      int64_t t = target[2 - sc.size() + i];
+      ok = sc[i] == t || sc[i] == 1;
+    }
+    SINGA_CHECK(ok, ShapeError,
+                c.where() << ": C does not broadcast to [" << m << "," << n << "] ("
+                          << c.inputs_string() << ")");
+  }
+  return {{c.dtype(0), {m, n}}};
+}
+
+struct Operands {
+  Tensor a, b, c;  // c undefined when absent or multiplied by beta == 0
+};
+
+Operands Prepare(KernelCtx& k, const GemmAttrs& attrs) {
+  Operands o{attrs.transA ? k.input(0).Transpose() : k.input(0),
+             attrs.transB ? k.input(1).Transpose() : k.input(1), Tensor()};
+  if (k.has_input(2) && attrs.beta != 0.0f) o.c = k.input(2);
+  return o;
+}
+
+void GemmReference(KernelCtx& k, const GemmAttrs& attrs) {
+  Operands o = Prepare(k, attrs);
+  cpu::MatMulLoops(o.a, o.b, k.output(0), attrs.alpha, attrs.beta, o.c);
+}
+
+void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
+  Operands o = Prepare(k, attrs);
+  const Tensor& y = k.output(0);
+  if (y.numel() == 0) return;
+  const DType dt = y.dtype();
+  const bool dnnl_type = dt == DType::kFloat32 || dt == DType::kFloat16 || dt == DType::kBFloat16;
+  if (dnnl_type && o.a.shape()[1] != 0) {
+    if (o.c.defined()) y.CopyFrom(o.c.BroadcastTo(y.shape()));
+    if (cpu::DnnlMatMul(o.a, o.b, y, attrs.alpha, o.c.defined() ? attrs.beta : 0.0f)) return;
+  }
+  cpu::MatMulLoops(o.a, o.b, y, attrs.alpha, attrs.beta, o.c);
+}
+
+std::vector<DType> GemmTypes(bool bf16) {
+  std::vector<DType> v = {DType::kFloat16, DType::kFloat32, DType::kFloat64, DType::kInt32,
+                          DType::kInt64,   DType::kUInt32,  DType::kUInt64};
+  if (bf16) v.push_back(DType::kBFloat16);
+  return v;
+}
+
+void RegisterGemm(int since) {
+  OpBuilder<GemmAttrs>("Gemm")
+      .since_opset(since)
+      .inputs({"A", "B", "C?"})
+      .outputs({"Y"})
+      .attr("alpha", &GemmAttrs::alpha)
+      .attr("beta", &GemmAttrs::beta)
+      .attr("transA", &GemmAttrs::transA)
+      .attr("transB", &GemmAttrs::transB)
+      .dtypes(GemmTypes(since >= 13), {0, 1, 2})
+      .infer(GemmInfer)
+      .kernel(GemmForward)
+      .reference(GemmReference);
+}
+
+[[maybe_unused]] const bool kRegistered = [] {
+  RegisterGemm(11);
+  RegisterGemm(13);
+  return true;
+}();
+
+}  // namespace
+}  // namespace singa

@@ -1,0 +1,193 @@
+// Softmax, LogSoftmax, Hardmax along one axis (opset 13), and the opset 1/11
+// versions, which coerce the input to 2-D at `axis` and normalize over
+// everything from `axis` on. Both are an (outer, n, inner) view of the input
+// normalized over n. Float dtypes compute in Acc<T>; oneDNN softmax (accurate
+// or log) is the fast path for float32/bfloat16/float16.
+// https://onnx.ai/onnx/operators/onnx__Softmax.html
+// https://onnx.ai/onnx/operators/onnx__LogSoftmax.html
+// https://onnx.ai/onnx/operators/onnx__Hardmax.html
+#include <cmath>
+#include <optional>
+
+#include "kernels/cpu/dnnl_util.h"
+#include "ops/common.h"
+
+namespace singa {
+namespace {
+
+enum class Mode { kSoftmax, kLogSoftmax, kHardmax };
+
+struct AxisAttrs {
+  int64_t axis = -1;  // opset 13
+};
+struct Axis1Attrs {
+  int64_t axis = 1;  // opset 1 and 11
+};
+
+struct View {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+View MakeView(const Shape& s, int64_t axis, bool coerce_2d) {
+  View v;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
+    if (d < axis)
+      v.outer *= s[d];
+    else if (d == axis || coerce_2d)
+      v.n *= s[d];
+    else
+      v.inner *= s[d];
+  }
+  return v;
+}
+
+SpecList Infer13(const InferCtx& c, const AxisAttrs& a) {
+  NormalizeAxis(a.axis, c.rank(0), c.where());
+  return {{c.dtype(0), c.shape(0)}};
+}
+SpecList Infer1(const InferCtx& c, const Axis1Attrs& a) {
+  // Coercion at axis == rank is legal: the second dimension is empty (size 1).
+  SINGA_CHECK(a.axis >= -c.rank(0) && a.axis <= c.rank(0), ShapeError,
+              c.where() << ": axis " << a.axis << " is out of range for " << c.inputs_string());
+  return {{c.dtype(0), c.shape(0)}};
+}
+
+void Loop(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
+  if (y.numel() == 0) return;
+  const Tensor x = x_in.Contiguous();
+  VisitFloat(x.dtype(), [&]<class T>(Tag<T>) {
+    using A = Acc<T>;
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    const int64_t n = v.n, inner = v.inner;
+    ParallelFor(
+        0, v.outer * inner, std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(n, 1)),
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t r = lo; r < hi; ++r) {
+            const int64_t base = (r / inner) * n * inner + r % inner;
+            const T* xs = px + base;
+            T* ys = py + base;
+            A m = xs[0];
+            int64_t arg = 0;
+            for (int64_t j = 1; j < n; ++j) {
+              const A val = xs[j * inner];
+              if (val > m) m = val, arg = j;
+            }
+            if (mode == Mode::kHardmax) {
+              for (int64_t j = 0; j < n; ++j) ys[j * inner] = T(j == arg ? 1 : 0);
+              continue;
+            }
+            A sum = 0;
+            for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<A>(xs[j * inner]) - m);
+            if (mode == Mode::kLogSoftmax) {
+              const A shift = m + std::log(sum);
+              for (int64_t j = 0; j < n; ++j)
+                ys[j * inner] = static_cast<T>(static_cast<A>(xs[j * inner]) - shift);
+            } else {
+              for (int64_t j = 0; j < n; ++j)
+                ys[j * inner] = static_cast<T>(std::exp(static_cast<A>(xs[j * inner]) - m) / sum);
+            }
+          }
+        });
+  });
+}
+
+// oneDNN softmax over dim 1 of (outer, n, inner); false when it cannot run.
+bool Dnnl(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
+  const DType dt = x_in.dtype();
+  if (mode == Mode::kHardmax || y.numel() == 0) return false;
+  if (dt != DType::kFloat32 && dt != DType::kBFloat16 && dt != DType::kFloat16) return false;
+  const Shape dims = {v.outer, v.n, v.inner};
+  const auto alg =
+      mode == Mode::kLogSoftmax ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
+  const std::string key = std::string("softmax:") + (mode == Mode::kLogSoftmax ? "log" : "acc") +
+                          ':' + std::string(Name(dt)) + ToString(dims);
+  using Prim = std::optional<dnnl::softmax_forward>;
+  const Prim& prim = cpu::dnnl_util::Cached<Prim>(key, [&]() -> Prim {
+    try {
+      auto md = cpu::dnnl_util::PlainDesc(dims, dt);
+      return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
+          cpu::dnnl_util::Engine(), dnnl::prop_kind::forward_inference, alg, md, md, 1));
+    } catch (const dnnl::error&) {
+      return std::nullopt;  // no implementation for this dtype on this CPU
+    }
+  });
+  if (!prim) return false;
+  const Tensor x = x_in.Contiguous();
+  auto md = cpu::dnnl_util::PlainDesc(dims, dt);
+  cpu::dnnl_util::Execute(*prim, {{DNNL_ARG_SRC, cpu::dnnl_util::Mem(x, md)},
+                                  {DNNL_ARG_DST, cpu::dnnl_util::Mem(y, md)}});
+  return true;
+}
+
+template <Mode M, bool kFast>
+void Forward13(KernelCtx& k, const AxisAttrs& a) {
+  const Tensor& x = k.input(0);
+  const View v = MakeView(x.shape(), NormalizeAxis(a.axis, x.ndim(), "Softmax"), false);
+  if (!kFast || !Dnnl(x, k.output(0), v, M)) Loop(x, k.output(0), v, M);
+}
+
+template <Mode M, bool kFast>
+void Forward1(KernelCtx& k, const Axis1Attrs& a) {
+  const Tensor& x = k.input(0);
+  const int64_t axis = a.axis < 0 ? a.axis + x.ndim() : a.axis;
+  const View v = MakeView(x.shape(), axis, true);
+  if (!kFast || !Dnnl(x, k.output(0), v, M)) Loop(x, k.output(0), v, M);
+}
+
+}  // namespace
+
+SINGA_REGISTER_OP(Softmax, AxisAttrs)
+    .since_opset(13)
+    .inputs({"input"})
+    .outputs({"output"})
+    .attr("axis", &AxisAttrs::axis)
+    .dtypes(dtypes::kFloats)
+    .infer(Infer13)
+    .kernel(Forward13<Mode::kSoftmax, true>)
+    .reference(Forward13<Mode::kSoftmax, false>);
+SINGA_REGISTER_OP(Softmax, Axis1Attrs)
+    .since_opset(1)
+    .inputs({"input"})
+    .outputs({"output"})
+    .attr("axis", &Axis1Attrs::axis)
+    .dtypes(dtypes::kFloats)
+    .infer(Infer1)
+    .kernel(Forward1<Mode::kSoftmax, true>)
+    .reference(Forward1<Mode::kSoftmax, false>);
+SINGA_REGISTER_OP(LogSoftmax, AxisAttrs)
+    .since_opset(13)
+    .inputs({"input"})
+    .outputs({"output"})
+    .attr("axis", &AxisAttrs::axis)
+    .dtypes(dtypes::kFloats)
+    .infer(Infer13)
+    .kernel(Forward13<Mode::kLogSoftmax, true>)
+    .reference(Forward13<Mode::kLogSoftmax, false>);
+SINGA_REGISTER_OP(LogSoftmax, Axis1Attrs)
+    .since_opset(1)
+    .inputs({"input"})
+    .outputs({"output"})
+    .attr("axis", &Axis1Attrs::axis)
+    .dtypes(dtypes::kFloats)
+    .infer(Infer1)
+    .kernel(Forward1<Mode::kLogSoftmax, true>)
+    .reference(Forward1<Mode::kLogSoftmax, false>);
+SINGA_REGISTER_OP(Hardmax, AxisAttrs)
+    .since_opset(13)
+    .inputs({"input"})
+    .outputs({"output"})
+    .attr("axis", &AxisAttrs::axis)
+    .dtypes(dtypes::kFloats)
+    .infer(Infer13)
+    .kernel(Forward13<Mode::kHardmax, false>);
+SINGA_REGISTER_OP(Hardmax, Axis1Attrs)
+    .since_opset(1)
+    .inputs({"input"})
+    .outputs({"output"})
+    .attr("axis", &Axis1Attrs::axis)
+    .dtypes(dtypes::kFloats)
+    .infer(Infer1)
+    .kernel(Forward1<Mode::kHardmax, false>);
+
+}  // namespace singa

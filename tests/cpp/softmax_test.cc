@@ -1,0 +1,43 @@
+// Fast (oneDNN softmax) vs reference rows for src/ops/softmax.cc, and the
+// opset 1/11 coercion to 2-D (which onnx's reference evaluator does not do).
+#include <gtest/gtest.h>
+
+#include "op_table.h"
+
+namespace singa::testing {
+namespace {
+
+const std::vector<DType> kDnnlFloats = {DType::kFloat32, DType::kBFloat16, DType::kFloat16};
+
+TEST(Softmax, OneDnnRows) {
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    CheckRow({op, {{2, 3, 4}}, {}, kDnnlFloats});
+    CheckRow({op, {{2, 3, 4}}, {{"axis", int64_t{1}}}, kDnnlFloats});
+    CheckRow({op, {{2, 3, 4}}, {{"axis", int64_t{0}}}, kDnnlFloats});
+    CheckRow({op, {{7}}, {}, kDnnlFloats});
+    CheckRow({op, {{0, 5}}, {}, kDnnlFloats});
+    CheckRow({op, {{5, 0}}, {}, kDnnlFloats});
+    CheckRow({op, {{32, 1000}}, {}, kDnnlFloats});
+  }
+}
+
+TEST(Softmax, Opset11CoercesTo2D) {
+  Tensor x = RandomTensor({2, 3, 4}, DType::kFloat32, 7);
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    for (KernelVariant v : {KernelVariant::kFast, KernelVariant::kReference}) {
+      KernelVariantGuard guard(v);
+      Tensor got = CallOp(op, {x}, {}, 11)[0];  // axis = 1: normalize over dims 1 and 2
+      Tensor want = CallOp(op, {x.Reshape({2, 12})}, {{"axis", int64_t{1}}})[0].Reshape({2, 3, 4});
+      EXPECT_LE(CloseRatio(got, want, 1e-5, 1e-6), 1.0) << op;
+    }
+  }
+}
+
+TEST(Softmax, Opset11AxisEqualRankIsOneColumn) {
+  Tensor x = RandomTensor({2, 3}, DType::kFloat32, 3);
+  Tensor y = CallOp("Softmax", {x}, {{"axis", int64_t{2}}}, 11)[0];
+  EXPECT_EQ(y.ToVector<float>(), std::vector<float>(6, 1.0f));
+}
+
+}  // namespace
+}  // namespace singa::testing
