@@ -494,6 +494,12 @@ class Tensor:
         return _numpy_of(self.data).reshape(-1)[0].item() if self.dtype != _STRING \
             else _numpy_of(self.data).reshape(-1)[0]
 
+    def __bool__(self):
+        """numpy's rule: only a one-element tensor has a truth value."""
+        if self.data.numel() != 1:
+            raise ValueError(f"the truth value of a tensor of shape {self.shape} is ambiguous")
+        return builtins.bool(self.item())
+
     def __float__(self):
         return float(self.item())
 

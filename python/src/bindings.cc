@@ -227,8 +227,10 @@ Tensor ScalarLike(const Tensor& like, double v) {
   Cached& c = cache[static_cast<int>(like.dtype())];
   if (c.t.defined() && c.t.device() == like.device() && std::memcmp(&c.value, &v, sizeof v) == 0)
     return c.t;
-  c = {v, Tensor::Full({}, v, like.dtype(), like.device())};
-  return c.t;
+  Tensor t = Tensor::Full({}, v, like.dtype(), like.device());
+  // While a graph is captured the fill is only recorded: not reusable eagerly.
+  if (!like.device().graph_enabled()) c = {v, t};
+  return t;
 }
 
 // a op= b, writing into a's storage. The kernel runs straight into `a` when

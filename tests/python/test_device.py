@@ -137,3 +137,17 @@ def test_threads():
     assert device.get_num_threads() == 1
     device.set_num_threads(n)
     assert device.get_num_threads() == n
+
+
+def test_scalar_operand_created_during_capture_is_not_reused_eagerly():
+    dev = device.get_default_device()
+    a = tensor.from_numpy(np.ones(3, np.float32))
+    dev.EnableGraph(True)
+    try:
+        b = a * 0.125  # the 0-d operand's fill is only recorded here
+    finally:
+        dev.EnableGraph(False)
+    np.testing.assert_array_equal(tensor.to_numpy(a * 0.125), np.full(3, 0.125))
+    dev.RunGraph()
+    np.testing.assert_array_equal(tensor.to_numpy(b), np.full(3, 0.125))
+    dev.ResetGraph()

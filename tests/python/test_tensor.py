@@ -665,3 +665,10 @@ def test_einsum_with_reduction():
         got = tensor.einsum(spec, *[tensor.from_numpy(o) for o in ops])
         np.testing.assert_allclose(npy(got), np.einsum(spec, *ops), rtol=1e-5, atol=1e-6,
                                    err_msg=spec)
+
+
+def test_truth_value_follows_numpy():
+    assert bool(tensor.from_numpy(np.array([2.0], np.float32)))
+    assert not bool(tensor.zeros(()))
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(tensor.ones((2,)))
