@@ -169,7 +169,7 @@ void WriteRunning(const KernelCtx& k, int o, int input, const Tensor& batch, flo
   std::vector<double> r(in.size());
   const double m = momentum;
   for (size_t i = 0; i < r.size(); ++i) r[i] = in[i] * m + bt[i] * (1 - m);
-  k.output(o).CopyFrom(Tensor::FromVector<double>({static_cast<int64_t>(r.size())}, r));
+  k.outputs[o].CopyFrom(Tensor::FromVector<double>({static_cast<int64_t>(r.size())}, r));
 }
 
 void Run(KernelCtx& k, float epsilon, float momentum, bool training, bool fast, bool opset9) {
@@ -182,8 +182,8 @@ void Run(KernelCtx& k, float epsilon, float momentum, bool training, bool fast, 
   Loop(k, epsilon, true, batch_mean, batch_var);
   if (k.num_outputs() > 1) WriteRunning(k, 1, 3, batch_mean, momentum);
   if (k.num_outputs() > 2) WriteRunning(k, 2, 4, batch_var, momentum);
-  if (opset9 && k.num_outputs() > 3) k.output(3).CopyFrom(batch_mean);
-  if (opset9 && k.num_outputs() > 4) k.output(4).CopyFrom(batch_var);
+  if (opset9 && k.num_outputs() > 3) k.outputs[3].CopyFrom(batch_mean);
+  if (opset9 && k.num_outputs() > 4) k.outputs[4].CopyFrom(batch_var);
 }
 
 template <bool kFast>

@@ -57,7 +57,9 @@ DType Wide(DType packed) { return cpu::IsSmallFloat(packed) ? DType::kFloat32 : 
 
 void CastTensor(const Tensor& x, const Tensor& y, bool saturate) {
   const DType sd = x.dtype(), dd = y.dtype();
-  if (sd == dd || (!cpu::IsPacked(sd) && !cpu::IsPacked(dd))) {
+  // A saturating cast to the same small float still clamps (e5m2's infinities).
+  if ((sd == dd && !(saturate && cpu::IsSmallFloat(dd))) ||
+      (!cpu::IsPacked(sd) && !cpu::IsPacked(dd))) {
     cpu::ConvertCopy(x, y);
     return;
   }

@@ -60,7 +60,7 @@ void GemmReference(KernelCtx& k, const GemmAttrs& attrs) {
 
 void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
   Operands o = Prepare(k, attrs);
-  const Tensor& y = k.output(0);
+  Tensor y = k.output(0);
   if (y.numel() == 0) return;
   const DType dt = y.dtype();
   const bool dnnl_type = dt == DType::kFloat32 || dt == DType::kFloat16 || dt == DType::kBFloat16;

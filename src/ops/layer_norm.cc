@@ -53,8 +53,8 @@ void Loop(const KernelCtx& k, const Rows& r, float epsilon, Tensor& mean, Tensor
     Tensor norm(x.shape(), DTypeOf<A>());
     mean = Tensor({r.outer}, DTypeOf<A>());
     inv_std = Tensor({r.outer}, DTypeOf<A>());
-    const T* px = r.outer * r.inner ? x.data<T>() : nullptr;
-    A* pn = r.outer * r.inner ? norm.data<A>() : nullptr;
+    const T* px = r.outer * r.inner > 0 ? x.data<T>() : nullptr;
+    A* pn = r.outer * r.inner > 0 ? norm.data<A>() : nullptr;
     A* pm = mean.data<A>();
     A* pi = inv_std.data<A>();
     const int64_t n = r.inner;
@@ -164,8 +164,8 @@ void Forward(KernelCtx& k, const LayerNormAttrs& a) {
   Tensor mean, inv_std;
   if (!kFast || !Dnnl(k, r, x.ndim() - axis, a.epsilon, mean, inv_std))
     Loop(k, r, a.epsilon, mean, inv_std);
-  if (k.num_outputs() > 1) k.output(1).CopyFrom(mean.Reshape(k.output(1).shape()));
-  if (k.num_outputs() > 2) k.output(2).CopyFrom(inv_std.Reshape(k.output(2).shape()));
+  if (k.num_outputs() > 1) k.outputs[1].CopyFrom(mean.Reshape(k.output(1).shape()));
+  if (k.num_outputs() > 2) k.outputs[2].CopyFrom(inv_std.Reshape(k.output(2).shape()));
 }
 
 }  // namespace

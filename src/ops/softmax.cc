@@ -106,8 +106,12 @@ bool Dnnl(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
   const Prim& prim = cpu::dnnl_util::Cached<Prim>(key, [&]() -> Prim {
     try {
       auto md = cpu::dnnl_util::PlainDesc(dims, dt);
-      return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-          cpu::dnnl_util::Engine(), dnnl::prop_kind::forward_inference, alg, md, md, 1));
+      dnnl::softmax_forward::primitive_desc pd(cpu::dnnl_util::Engine(),
+                                               dnnl::prop_kind::forward_inference, alg, md, md, 1);
+      // oneDNN's reference implementation (its choice when inner > 1) is a
+      // serial loop: ours is parallel.
+      if (std::string(pd.impl_info_str()).starts_with("ref")) return std::nullopt;
+      return dnnl::softmax_forward(pd);
     } catch (const dnnl::error&) {
       return std::nullopt;  // no implementation for this dtype on this CPU
     }

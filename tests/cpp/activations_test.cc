@@ -44,5 +44,12 @@ TEST(Activations, ReluInt) {
   EXPECT_EQ(y.ToVector<int32_t>(), (std::vector<int32_t>{0, 0, 3, 0}));
 }
 
+// The Python table cannot cover this: onnx's reference Softsign fails on 0-d.
+TEST(Activations, SoftsignScalar) {
+  Tensor y = CallOp("Softsign", {Tensor::Scalar<float>(3.0f)})[0];
+  EXPECT_EQ(y.shape(), Shape{});
+  EXPECT_FLOAT_EQ(y.Item<float>(), 0.75f);
+}
+
 }  // namespace
 }  // namespace singa::testing

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "singa/core/parallel.h"
@@ -199,8 +201,19 @@ void Ternary(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y,
       });
 }
 
-// Converts one value between element types (16-bit floats go through float;
-// anything to bool is `!= 0`).
+// `d` rounded to float with round-to-odd: rounding that once more to a type
+// at least 2 bits narrower (float16, bfloat16) equals rounding `d` directly.
+inline float RoundToOddFloat(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d || std::isnan(d)) return f;
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (!(u & 1u)) f = std::nextafter(f, d > f ? INFINITY : -INFINITY);
+  return f;
+}
+
+// Converts one value between element types (16-bit floats go through float,
+// rounding once; anything to bool is `!= 0`).
 template <class TO, class TI>
 inline TO ConvertValue(TI v) {
   if constexpr (std::is_same_v<TO, TI>) {
@@ -210,7 +223,10 @@ inline TO ConvertValue(TI v) {
   } else if constexpr (std::is_same_v<TI, Half> || std::is_same_v<TI, BFloat16>) {
     return static_cast<TO>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<TO, Half> || std::is_same_v<TO, BFloat16>) {
-    return TO(static_cast<float>(v));
+    if constexpr (sizeof(TI) >= 4 && !std::is_same_v<TI, float>)
+      return TO(RoundToOddFloat(static_cast<double>(v)));
+    else
+      return TO(static_cast<float>(v));
   } else {
     return static_cast<TO>(v);
   }

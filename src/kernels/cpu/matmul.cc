@@ -167,7 +167,11 @@ void MatMulLoops(const Tensor& a, const Tensor& b, const Tensor& y, double alpha
                  const Tensor& c) {
   if (y.numel() == 0) return;
   VisitNumeric(
-      y.dtype(), [&]<class T>(Tag<T>) { Loops<T>(a, b, y, alpha, beta, c); }, "MatMul");
+      y.dtype(),
+      [&]<class T>(Tag<T>) {
+        if constexpr (!std::is_same_v<T, bool>) Loops<T>(a, b, y, alpha, beta, c);
+      },
+      "MatMul");
 }
 
 }  // namespace singa::cpu

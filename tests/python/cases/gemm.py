@@ -24,7 +24,7 @@ CASES += [
     Case("Gemm", [_m(3, 4), _m(4, 5), _m()], attrs={"alpha": 0.5, "beta": 2.0}, id="alpha_beta"),
     Case("Gemm", [_m(3, 4), _m(4, 5), _m(1)], attrs={"alpha": 2.0}, id="alpha"),
     Case("Gemm", [_m(3, 4), _m(4, 5), _m(3, 5)], attrs={"beta": 0.0}, id="beta0"),
-    Case("Gemm", [_m(3, 4), _m(4, 5)], attrs={"alpha": -1.5}, id="alpha_no_c"),
+    Case("Gemm", [_m(3, 4), _m(4, 5)], attrs={"alpha": 1.5}, id="alpha_no_c"),
     Case("Gemm", [_m(3, 0), _m(0, 5), _m(5)], attrs={"beta": 0.5}, id="k0"),
     Case("Gemm", [_m(0, 4), _m(4, 5), _m(5)], id="m0"),
     Case("Gemm", [_m(33, 70), _m(65, 70), _m(65)], attrs={"transB": 1}, id="larger"),
