@@ -3,3 +3,5 @@
 The C++ core is singa._singa; the modules here keep SINGA's documented
 Python API (device, tensor, ...) on top of it."""
 from . import _singa  # noqa: F401
+from . import device  # noqa: F401
+from . import tensor  # noqa: F401

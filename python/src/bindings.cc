@@ -9,7 +9,10 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
+
 #include "singa/core/parallel.h"
+#include "singa/core/random.h"
 #include "singa/core/tensor.h"
 #include "singa/ops/op.h"
 
@@ -200,10 +203,61 @@ TensorList CallOpPy(const std::string& name, const std::vector<std::optional<Ten
   return s.Run(in, parsed, num_outputs);
 }
 
+const std::shared_ptr<const void>& NoAttrsPtr() {
+  static const std::shared_ptr<const void> p = std::make_shared<NoAttrs>();
+  return p;
+}
+
 Tensor BinaryOp(const OpSchema& s, const Tensor& a, const Tensor& b) {
-  static const std::shared_ptr<const void> kNoAttrs = std::make_shared<NoAttrs>();
   Tensor in[2] = {a, b};
-  return s.Run(in, kNoAttrs)[0];
+  return s.Run(in, NoAttrsPtr())[0];
+}
+
+// A Python number as a 0-d tensor of `like`'s dtype (SINGA's scalar operands
+// take the tensor's type). The last scalar per dtype is kept: loops such as
+// `x * 0.5` then allocate only their result. Callers hold the GIL, and ops
+// never write their inputs, so sharing the cached tensor is safe.
+Tensor ScalarLike(const Tensor& like, double v) {
+  SINGA_CHECK(like.defined(), Error, "operand is an undefined tensor");
+  struct Cached {
+    double value;
+    Tensor t;
+  };
+  static Cached cache[kNumDTypes];
+  Cached& c = cache[static_cast<int>(like.dtype())];
+  if (c.t.defined() && c.t.device() == like.device() && std::memcmp(&c.value, &v, sizeof v) == 0)
+    return c.t;
+  Tensor t = Tensor::Full({}, v, like.dtype(), like.device());
+  // While a graph is captured the fill is only recorded: not reusable eagerly.
+  if (!like.device().graph_enabled()) c = {v, t};
+  return t;
+}
+
+// a op= b, writing into a's storage. The kernel runs straight into `a` when
+// that is safe (same dtype, dense, no overlap with b); otherwise the op runs
+// normally (which checks and names dtypes) and the result is copied back.
+void BinaryInplace(const OpSchema& s, Tensor& a, const Tensor& b) {
+  Tensor in[2] = {a, b};
+  InferCtx ctx(s, in, 1, "");
+  SpecList spec = s.infer(ctx, NoAttrsPtr().get());
+  SINGA_CHECK(spec[0].shape == a.shape(), ShapeError,
+              s.name << " (in place): result shape " << ToString(spec[0].shape) << " of "
+                     << a.ToString() << " and " << b.ToString()
+                     << " does not fit the left operand");
+  if (a.dtype() != b.dtype() || !a.is_contiguous() || a.block() == b.block()) {
+    a.CopyFrom(s.Run(in, NoAttrsPtr())[0]);
+    return;
+  }
+  Tensor out[1] = {a};
+  auto fn = s.kernel;
+  a.device().Exec(
+      [fn, x = a, y = b]() mutable {
+        Tensor ins[2] = {x, y};
+        Tensor outs[1] = {x};
+        KernelCtx k{ins, outs};
+        fn(k, NoAttrsPtr().get());
+      },
+      in, out);
 }
 
 }  // namespace
@@ -266,6 +320,14 @@ NB_MODULE(_singa, m) {
       .def("sync", &Device::Sync)
       .def("set_rand_seed", &Device::SetRandSeed, "seed"_a)
       .def("set_verbosity", &Device::SetVerbosity, "level"_a)
+      // SINGA's documented (capitalised) names for the same methods.
+      .def("EnableGraph", &Device::EnableGraph, "enable"_a)
+      .def("RunGraph", &Device::RunGraph, "sequential"_a = false)
+      .def("ResetGraph", &Device::ResetGraph)
+      .def("Sync", &Device::Sync)
+      .def("SetRandSeed", &Device::SetRandSeed, "seed"_a)
+      .def("SetVerbosity", &Device::SetVerbosity, "level"_a)
+      .def("id", [](const Device& d) { return d.index; })
       .def("mem_stats", [](const Device& d) { return d.mem_pool().stats(); })
       .def("reset_peak_memory", [](const Device& d) { d.mem_pool().ResetPeak(); })
       .def("empty_cache", [](const Device& d) { d.mem_pool().EmptyCache(); })
@@ -316,10 +378,27 @@ NB_MODULE(_singa, m) {
   static const OpSchema* sub = &OpRegistry::Get("Sub");
   static const OpSchema* mul = &OpRegistry::Get("Mul");
   static const OpSchema* div = &OpRegistry::Get("Div");
-  m.def("add", [](const Tensor& a, const Tensor& b) { return BinaryOp(*add, a, b); });
-  m.def("sub", [](const Tensor& a, const Tensor& b) { return BinaryOp(*sub, a, b); });
-  m.def("mul", [](const Tensor& a, const Tensor& b) { return BinaryOp(*mul, a, b); });
-  m.def("div", [](const Tensor& a, const Tensor& b) { return BinaryOp(*div, a, b); });
+  // Fast paths for Python's + - * / (no attribute parsing, no dict): the
+  // second operand is a tensor or a number (a 0-d tensor of a's dtype).
+  // r* reverse the operands (number op tensor); i* write into a.
+  struct Binary {
+    const char *name, *rname, *iname;
+    const OpSchema* op;
+  };
+  for (Binary e : {Binary{"add", "radd", "iadd", add}, Binary{"sub", "rsub", "isub", sub},
+                   Binary{"mul", "rmul", "imul", mul}, Binary{"div", "rdiv", "idiv", div}}) {
+    const OpSchema* op = e.op;
+    m.def(e.name, [op](const Tensor& a, const Tensor& b) { return BinaryOp(*op, a, b); });
+    m.def(e.name, [op](const Tensor& a, double v) { return BinaryOp(*op, a, ScalarLike(a, v)); });
+    m.def(e.rname, [op](const Tensor& a, double v) { return BinaryOp(*op, ScalarLike(a, v), a); });
+    m.def(e.iname, [op](Tensor& a, const Tensor& b) { BinaryInplace(*op, a, b); });
+    m.def(e.iname, [op](Tensor& a, double v) { BinaryInplace(*op, a, ScalarLike(a, v)); });
+  }
+
+  // Random fills from the device generator (Device::SetRandSeed).
+  m.def("uniform", &Uniform, "t"_a, "low"_a, "high"_a);
+  m.def("gaussian", &Gaussian, "t"_a, "mean"_a, "std"_a);
+  m.def("bernoulli", &Bernoulli, "t"_a, "p"_a);
 
   nb::class_<OpSchema>(m, "OpSchema")
       .def_ro("name", &OpSchema::name)
