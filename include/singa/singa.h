@@ -12,3 +12,4 @@
 #include "singa/core/shape.h"
 #include "singa/core/tensor.h"
 #include "singa/ops/op.h"
+#include "singa/autograd/autograd.h"

@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "singa/autograd/autograd.h"
 #include "singa/core/parallel.h"
 #include "singa/core/random.h"
 #include "singa/core/tensor.h"
@@ -353,6 +354,19 @@ NB_MODULE(_singa, m) {
       .def("nbytes", &Tensor::nbytes)
       .def("itemsize", &Tensor::itemsize)
       .def("is_contiguous", &Tensor::is_contiguous)
+      .def_prop_rw("requires_grad", &Tensor::requires_grad,
+                   [](Tensor& t, bool on) { t.set_requires_grad(on); })
+      .def_prop_rw("stores_grad", &Tensor::stores_grad,
+                   [](Tensor& t, bool on) { t.set_stores_grad(on); })
+      .def_prop_rw("name", &Tensor::name,
+                   [](Tensor& t, std::string n) { t.set_name(std::move(n)); })
+      .def_prop_ro("creator_op",
+                   [](const Tensor& t) -> nb::object {
+                     if (!t.creator()) return nb::none();
+                     return nb::str(t.creator()->op->name.c_str());
+                   })
+      .def("detach", &Tensor::Detach)
+      .def("same_tensor", [](const Tensor& a, const Tensor& b) { return a.id() == b.id(); })
       .def("shares_storage",
            [](const Tensor& a, const Tensor& b) { return a.block() == b.block(); })
       .def("reshape", &Tensor::Reshape, "shape"_a)
@@ -422,11 +436,24 @@ NB_MODULE(_singa, m) {
                    })
       .def_prop_ro("has_reference",
                    [](const OpSchema& s) { return static_cast<bool>(s.reference); })
-      .def_prop_ro("is_alias", [](const OpSchema& s) { return static_cast<bool>(s.alias); });
+      .def_prop_ro("is_alias", [](const OpSchema& s) { return static_cast<bool>(s.alias); })
+      .def_prop_ro("has_backward", [](const OpSchema& s) { return static_cast<bool>(s.backward); });
   m.def("op_schemas", &OpRegistry::All, nb::rv_policy::reference);
   m.def("find_op", &OpRegistry::Find, "name"_a, "opset"_a = kLatestOpset, "domain"_a = "",
         nb::rv_policy::reference);
 
+  // Autograd.
+  m.def("grad_enabled", &GradEnabled);
+  m.def("set_grad_enabled", &SetGradEnabled, "enabled"_a);
+  m.def(
+      "backward",
+      [](const Tensor& y, std::optional<Tensor> dy) {
+        nb::gil_scoped_release release;
+        return autograd::Gradients(y, dy ? *dy : Tensor());
+      },
+      "y"_a, "dy"_a = nb::none(),
+      "Gradients of y for every tensor marked stores_grad, as (param, grad) pairs in the order "
+      "they completed.");
   m.def("get_num_threads", &GetNumThreads);
   m.def("set_num_threads", &SetNumThreads, "n"_a);
   m.attr("LATEST_OPSET") = kLatestOpset;

@@ -90,7 +90,7 @@ Tensor Tensor::Reshape(Shape shape) const {
   SINGA_CHECK(known == numel(), ShapeError,
               "Reshape: cannot reshape " << ToString() << " to " << singa::ToString(shape));
   if (!is_contiguous()) return Contiguous().Reshape(std::move(shape));
-  Tensor t = *this;
+  Tensor t = Detach();
   t.shape_ = std::move(shape);
   t.strides_ = ContiguousStrides(t.shape_);
   return t;
@@ -100,7 +100,7 @@ Tensor Tensor::Permute(const std::vector<int64_t>& perm) const {
   SINGA_CHECK(perm.size() == shape_.size(), ShapeError,
               "Transpose: perm " << singa::ToString(perm) << " does not match " << ToString());
   std::vector<bool> seen(perm.size());
-  Tensor t = *this;
+  Tensor t = Detach();
   for (size_t i = 0; i < perm.size(); ++i) {
     int64_t p = NormalizeAxis(perm[i], ndim(), "Transpose");
     SINGA_CHECK(!seen[p], ShapeError,
@@ -136,7 +136,7 @@ Tensor Tensor::Slice(int64_t axis, int64_t start, int64_t stop, int64_t step) co
     stop = clamp(stop, -1, n - 1);
     len = start > stop ? (start - stop - step - 1) / -step : 0;
   }
-  Tensor t = *this;
+  Tensor t = Detach();
   if (len > 0) t.offset_ += start * strides_[axis];
   t.shape_[axis] = len;
   t.strides_[axis] = strides_[axis] * step;
@@ -146,7 +146,7 @@ Tensor Tensor::Slice(int64_t axis, int64_t start, int64_t stop, int64_t step) co
 Tensor Tensor::BroadcastTo(const Shape& shape) const {
   SINGA_CHECK(shape.size() >= shape_.size(), ShapeError,
               "Expand: cannot broadcast " << ToString() << " to " << singa::ToString(shape));
-  Tensor t = *this;
+  Tensor t = Detach();
   size_t lead = shape.size() - shape_.size();
   t.shape_ = shape;
   t.strides_.assign(shape.size(), 0);
@@ -162,7 +162,7 @@ Tensor Tensor::Squeeze(int64_t axis) const {
   axis = NormalizeAxis(axis, ndim(), "Squeeze");
   SINGA_CHECK(shape_[axis] == 1, ShapeError,
               "Squeeze: axis " << axis << " of " << ToString() << " is not 1");
-  Tensor t = *this;
+  Tensor t = Detach();
   t.shape_.erase(t.shape_.begin() + axis);
   t.strides_.erase(t.strides_.begin() + axis);
   return t;
@@ -170,7 +170,7 @@ Tensor Tensor::Squeeze(int64_t axis) const {
 
 Tensor Tensor::Unsqueeze(int64_t axis) const {
   axis = NormalizeAxis(axis, ndim() + 1, "Unsqueeze");
-  Tensor t = *this;
+  Tensor t = Detach();
   int64_t stride = axis < ndim() ? strides_[axis] * shape_[axis] : 1;
   t.shape_.insert(t.shape_.begin() + axis, 1);
   t.strides_.insert(t.strides_.begin() + axis, stride);
@@ -200,6 +200,50 @@ void Tensor::CopyFrom(const Tensor& src) {
               ShapeError, "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
   Tensor dst = *this;
   device_.Exec([src, dst] { cpu::ConvertCopy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
+}
+
+AutogradMeta& Tensor::meta() {
+  if (!autograd_) autograd_ = std::make_shared<AutogradMeta>();
+  return *autograd_;
+}
+
+Tensor& Tensor::set_requires_grad(bool on) {
+  meta().requires_grad = on;
+  return *this;
+}
+
+Tensor& Tensor::set_stores_grad(bool on) {
+  meta().stores_grad = on;
+  if (on) autograd_->requires_grad = true;
+  return *this;
+}
+
+const std::string& Tensor::name() const {
+  static const std::string kEmpty;
+  return autograd_ ? autograd_->name : kEmpty;
+}
+
+Tensor& Tensor::set_name(std::string name) {
+  meta().name = std::move(name);
+  return *this;
+}
+
+const std::shared_ptr<autograd::Node>& Tensor::creator() const {
+  static const std::shared_ptr<autograd::Node> kNone;
+  return autograd_ ? autograd_->creator : kNone;
+}
+
+void Tensor::set_creator(std::shared_ptr<autograd::Node> node, int output_index) {
+  AutogradMeta& m = meta();
+  m.creator = std::move(node);
+  m.output_index = output_index;
+  m.requires_grad = true;
+}
+
+Tensor Tensor::Detach() const {
+  Tensor t = *this;
+  t.autograd_.reset();
+  return t;
 }
 
 void Tensor::Fill(double value) {

@@ -57,6 +57,37 @@ void DivForward(KernelCtx& k, const NoAttrs& a) {
 
 SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c); }
 
+// Backward, with framework ops; each input's gradient is summed back over the
+// dimensions it was broadcast along.
+Tensor Op(const char* name, const Tensor& a, const Tensor& b) { return CallOp(name, {a, b})[0]; }
+
+TensorList AddBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& dy = g.grad_output(0);
+  return {ops::SumToShape(dy, g.input(0).shape()), ops::SumToShape(dy, g.input(1).shape())};
+}
+TensorList SubBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& dy = g.grad_output(0);
+  return {ops::SumToShape(dy, g.input(0).shape()),
+          ops::SumToShape(CallOp("Neg", {dy})[0], g.input(1).shape())};
+}
+TensorList MulBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& dy = g.grad_output(0);
+  TensorList d(2);
+  if (g.needs_grad(0)) d[0] = ops::SumToShape(Op("Mul", dy, g.input(1)), g.input(0).shape());
+  if (g.needs_grad(1)) d[1] = ops::SumToShape(Op("Mul", dy, g.input(0)), g.input(1).shape());
+  return d;
+}
+// d(a/b)/da = 1/b; d(a/b)/db = -(a/b)/b
+TensorList DivBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& dy = g.grad_output(0);
+  const Tensor da = Op("Div", dy, g.input(1));
+  TensorList d(2);
+  if (g.needs_grad(0)) d[0] = ops::SumToShape(da, g.input(0).shape());
+  if (g.needs_grad(1))
+    d[1] = ops::SumToShape(CallOp("Neg", {Op("Mul", da, g.output(0))})[0], g.input(1).shape());
+  return d;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Add, NoAttrs)
@@ -65,27 +96,31 @@ SINGA_REGISTER_OP(Add, NoAttrs)
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(ArithmeticForward<AddOp>);
+    .kernel(ArithmeticForward<AddOp>)
+    .backward(AddBackward);
 SINGA_REGISTER_OP(Sub, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(ArithmeticForward<SubOp>);
+    .kernel(ArithmeticForward<SubOp>)
+    .backward(SubBackward);
 SINGA_REGISTER_OP(Mul, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(ArithmeticForward<MulOp>);
+    .kernel(ArithmeticForward<MulOp>)
+    .backward(MulBackward);
 SINGA_REGISTER_OP(Div, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(DivForward);
+    .kernel(DivForward)
+    .backward(DivBackward);
 
 }  // namespace singa

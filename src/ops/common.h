@@ -25,4 +25,20 @@ inline std::vector<int64_t> ReadInts(const InferCtx& c, int i) {
   return t.ToVector<int64_t>();
 }
 
+// Sums a broadcast gradient back to the shape of the input it came from
+// (the backward of numpy broadcasting).
+inline Tensor SumToShape(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  const int64_t lead = g.ndim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < g.ndim(); ++d)
+    if (d < lead || (shape[d - lead] == 1 && g.shape()[d] != 1)) axes.push_back(d);
+  Tensor s = g;
+  if (!axes.empty()) {
+    Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
+    s = CallOp("ReduceSum", {g, ax}, {{"keepdims", int64_t{1}}})[0];
+  }
+  return s.Reshape(shape);
+}
+
 }  // namespace singa::ops

@@ -161,6 +161,8 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
   if (alias) {
     TensorList out = alias(ctx, attrs.get());
     out.resize(ctx.num_outputs());
+    for (Tensor& t : out) t = t.Detach();  // a view is a new logical tensor
+    internal::MaybeRecord(*this, attrs, inputs, out);
     return out;
   }
   SINGA_CHECK(infer, UnsupportedOp, ctx.where() << ": no shape inference registered");
@@ -196,6 +198,7 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
         },
         inputs, outputs);
   }
+  internal::MaybeRecord(*this, attrs, inputs, outputs);
   return outputs;
 }
 

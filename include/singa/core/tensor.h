@@ -22,6 +22,20 @@
 
 namespace singa {
 
+namespace autograd {
+struct Node;
+}
+
+// What autograd knows of a tensor. Copies of a Tensor share it (they are the
+// same logical tensor); views made by ops get their own.
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool stores_grad = false;  // a parameter: backward reports its gradient
+  std::string name;
+  std::shared_ptr<autograd::Node> creator;  // the op application that made it
+  int output_index = 0;                     // which output of `creator`
+};
+
 class Tensor {
  public:
   // An undefined tensor (no storage): used for absent optional inputs.
@@ -101,9 +115,29 @@ class Tensor {
   void CopyFrom(const Tensor& src);
   void Fill(double value);
 
+  // Autograd. A tensor that requires grad and is an op's input makes the op
+  // record itself (while grad mode is on, see autograd/autograd.h).
+  bool requires_grad() const { return autograd_ && autograd_->requires_grad; }
+  bool stores_grad() const { return autograd_ && autograd_->stores_grad; }
+  Tensor& set_requires_grad(bool on);
+  Tensor& set_stores_grad(bool on);  // implies requires_grad
+  const std::string& name() const;
+  Tensor& set_name(std::string name);
+  const std::shared_ptr<autograd::Node>& creator() const;
+  int output_index() const { return autograd_ ? autograd_->output_index : 0; }
+  void set_creator(std::shared_ptr<autograd::Node> node, int output_index);
+  // The same storage and view without autograd history or flags.
+  Tensor Detach() const;
+  // Identity of the logical tensor (shared by copies), for maps keyed by tensor.
+  const void* id() const {
+    return autograd_ ? static_cast<const void*>(autograd_.get()) : block_.get();
+  }
+
  private:
   friend std::shared_ptr<Block> internal::BlockOf(const Tensor& t);
+  AutogradMeta& meta();
   std::shared_ptr<Block> block_;
+  std::shared_ptr<AutogradMeta> autograd_;
   Device device_;
   DType dtype_ = DType::kUndefined;
   Shape shape_;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "singa/core/tensor.h"
+#include "singa/ops/tape.h"
 
 namespace singa {
 
@@ -119,6 +120,9 @@ class OpSchema {
   using KernelFn = std::function<void(KernelCtx&, const void*)>;
   // Computes outputs as views of the inputs (Reshape, Squeeze, ...): no kernel runs.
   using AliasFn = std::function<TensorList(const InferCtx&, const void*)>;
+  // Gradients of the inputs from the gradients of the outputs, written with
+  // framework ops; an undefined entry means no gradient for that input.
+  using BackwardFn = std::function<TensorList(const GradCtx&, const void*)>;
 
   struct DTypeRule {
     std::vector<DType> allowed;
@@ -135,6 +139,7 @@ class OpSchema {
   InferFn infer;
   KernelFn kernel, reference;
   AliasFn alias;
+  BackwardFn backward;
 
   int min_inputs() const;
   int max_inputs() const;  // INT_MAX when variadic
@@ -323,6 +328,12 @@ class OpBuilder {
   // A plain-loop kernel the fast one is tested against.
   OpBuilder& reference(std::function<void(KernelCtx&, const A&)> fn) {
     s_->reference = Erase(std::move(fn));
+    return *this;
+  }
+  OpBuilder& backward(std::function<TensorList(const GradCtx&, const A&)> fn) {
+    s_->backward = [fn](const GradCtx& g, const void* a) {
+      return fn(g, *static_cast<const A*>(a));
+    };
     return *this;
   }
   OpBuilder& alias(std::function<TensorList(const InferCtx&, const A&)> fn) {

@@ -1,0 +1,97 @@
+#include <unordered_map>
+
+#include "singa/autograd/autograd.h"
+
+namespace singa::autograd {
+
+namespace {
+
+Tensor Accumulate(const Tensor& sum, const Tensor& g) {
+  if (!sum.defined()) return g;
+  return CallOp("Add", {sum, g})[0];
+}
+
+void CheckGrad(const Node& node, int i, const Tensor& g) {
+  const Tensor& x = node.inputs[i];
+  SINGA_CHECK(g.shape() == x.shape() && g.dtype() == x.dtype(), Error,
+              node.op->name << " backward: gradient of input " << i << " is " << g.ToString()
+                            << " but the input is " << x.ToString());
+}
+
+}  // namespace
+
+void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
+  SINGA_CHECK(y.defined(), Error, "backward: the result tensor is undefined");
+  SINGA_CHECK(!dy.defined() || dy.shape() == y.shape(), ShapeError,
+              "backward: dy " << dy.ToString() << " does not match y " << y.ToString());
+  NoGradGuard no_grad;
+  Tensor seed = dy.defined() ? dy : Tensor::Ones(y.shape(), y.dtype(), y.device());
+  if (!y.creator()) {  // y is itself a leaf
+    if (y.stores_grad()) on_grad(y, seed);
+    return;
+  }
+
+  // Count, for every node, how many gradient contributions it waits for, and
+  // for every parameter how many nodes consume it.
+  std::unordered_map<const Node*, int> pending;
+  std::unordered_map<const void*, int> leaf_uses;
+  std::vector<const Node*> stack = {y.creator().get()};
+  pending[y.creator().get()] = 0;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    for (const Tensor& x : n->inputs) {
+      if (!x.defined() || !x.requires_grad()) continue;
+      if (const Node* c = x.creator().get()) {
+        auto [it, inserted] = pending.try_emplace(c, 0);
+        it->second++;
+        if (inserted) stack.push_back(c);
+      } else if (x.stores_grad()) {
+        leaf_uses[x.id()]++;
+      }
+    }
+  }
+
+  std::unordered_map<const Node*, TensorList> grads;
+  std::unordered_map<const void*, Tensor> leaf_grads;
+  grads[y.creator().get()].resize(y.creator()->num_outputs);
+  grads[y.creator().get()][y.output_index()] = seed;
+  std::vector<const Node*> ready = {y.creator().get()};
+  while (!ready.empty()) {
+    const Node* n = ready.back();
+    ready.pop_back();
+    TensorList outs = std::move(grads[n]);
+    grads.erase(n);
+    bool any = false;
+    for (const Tensor& g : outs) any |= g.defined();
+    TensorList gin;  // no gradient reached this node: none leaves it either
+    if (any) gin = n->op->backward(GradCtx(*n, outs), n->attrs.get());
+    for (int i = 0; i < n->num_inputs; ++i) {
+      const Tensor& x = n->inputs[i];
+      if (!x.defined() || !x.requires_grad()) continue;
+      const Tensor g = i < static_cast<int>(gin.size()) ? gin[i] : Tensor();
+      if (g.defined()) CheckGrad(*n, i, g);
+      if (const Node* c = x.creator().get()) {
+        TensorList& slot = grads[c];
+        slot.resize(c->num_outputs);
+        if (g.defined()) slot[x.output_index()] = Accumulate(slot[x.output_index()], g);
+        if (--pending[c] == 0) ready.push_back(c);
+      } else if (x.stores_grad()) {
+        Tensor& acc = leaf_grads[x.id()];
+        if (g.defined()) acc = Accumulate(acc, g);
+        if (--leaf_uses[x.id()] == 0) {
+          on_grad(x, acc.defined() ? acc : Tensor::Zeros(x.shape(), x.dtype(), x.device()));
+          leaf_grads.erase(x.id());
+        }
+      }
+    }
+  }
+}
+
+std::vector<std::pair<Tensor, Tensor>> Gradients(const Tensor& y, const Tensor& dy) {
+  std::vector<std::pair<Tensor, Tensor>> out;
+  Backward(y, dy, [&](const Tensor& p, const Tensor& g) { out.emplace_back(p, g); });
+  return out;
+}
+
+}  // namespace singa::autograd

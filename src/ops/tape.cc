@@ -1,0 +1,35 @@
+// Grad mode and the recording of op applications for autograd.
+#include "singa/ops/tape.h"
+
+#include "singa/ops/op.h"
+
+namespace singa {
+
+namespace {
+thread_local bool t_grad_enabled = true;
+}
+
+bool GradEnabled() { return t_grad_enabled; }
+void SetGradEnabled(bool enabled) { t_grad_enabled = enabled; }
+GradModeGuard::GradModeGuard(bool enabled) : prev_(t_grad_enabled) { t_grad_enabled = enabled; }
+GradModeGuard::~GradModeGuard() { t_grad_enabled = prev_; }
+
+void internal::MaybeRecord(const OpSchema& op, const std::shared_ptr<const void>& attrs,
+                           std::span<const Tensor> inputs, TensorList& outputs) {
+  if (!t_grad_enabled || !op.backward) return;
+  bool any = false;
+  for (const Tensor& t : inputs) any |= t.defined() && t.requires_grad();
+  if (!any) return;
+  auto node = std::make_shared<autograd::Node>();
+  node->op = &op;
+  node->attrs = attrs;
+  node->inputs.assign(inputs.begin(), inputs.end());
+  node->num_inputs = static_cast<int>(inputs.size());
+  node->num_outputs = static_cast<int>(outputs.size());
+  node->saved.reserve(inputs.size() + outputs.size());
+  for (const Tensor& t : inputs) node->saved.push_back(t.defined() ? t.Detach() : Tensor());
+  for (const Tensor& t : outputs) node->saved.push_back(t.Detach());
+  for (size_t i = 0; i < outputs.size(); ++i) outputs[i].set_creator(node, static_cast<int>(i));
+}
+
+}  // namespace singa
