@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/dnnl_eltwise.h"
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -298,6 +299,131 @@ std::vector<DType> ShrinkTypes() {
   return t;
 }
 
+// ---- Backward -----------------------------------------------------------------
+// Each returns dL/dX (and dL/dslope, dL/dmin, dL/dmax) from dY, with framework
+// ops. At a kink (Relu at 0, Clip at a bound) the gradient of the branch the
+// forward took is used.
+using grad::Add, grad::Sub, grad::Mul, grad::Div, grad::Greater, grad::Less, grad::And, grad::Not,
+    grad::Where, grad::Scalar, grad::Masked, grad::Op1;
+
+TensorList ReluBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& x = g.input(0);
+  return {Masked(Greater(x, Scalar(0, x)), g.grad_output(0))};
+}
+TensorList LeakyReluBackward(const GradCtx& g, const LeakyReluAttrs& a) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  return {Where(Less(x, Scalar(0, x)), Mul(dy, Scalar(a.alpha, dy)), dy)};
+}
+TensorList PReluBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor &x = g.input(0), &slope = g.input(1), &dy = g.grad_output(0);
+  const Tensor pos = Greater(x, Scalar(0, x));
+  TensorList d(2);
+  if (g.needs_grad(0)) d[0] = Where(pos, dy, Mul(dy, slope));
+  if (g.needs_grad(1)) d[1] = ops::SumToShape(Where(pos, Scalar(0, dy), Mul(dy, x)), slope.shape());
+  return d;
+}
+// x < 0: y = alpha * (e^x - 1), so dy/dx = y + alpha.
+TensorList EluBackward(const GradCtx& g, const EluAttrs& a) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  return {Where(Less(x, Scalar(0, x)), Mul(dy, Add(g.output(0), Scalar(a.alpha, x))), dy)};
+}
+TensorList SeluBackward(const GradCtx& g, const SeluAttrs& a) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  const Tensor neg = Mul(Op1("Exp", x), Scalar(double(a.gamma) * a.alpha, x));
+  return {Mul(dy, Where(Greater(x, Scalar(0, x)), Scalar(a.gamma, x), neg))};
+}
+TensorList CeluBackward(const GradCtx& g, const EluAttrs& a) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  const Tensor neg = Mul(dy, Op1("Exp", Div(x, Scalar(a.alpha, x))));
+  return {Where(Greater(x, Scalar(0, x)), dy, neg)};
+}
+TensorList SigmoidBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& y = g.output(0);
+  return {Mul(g.grad_output(0), Mul(y, Sub(Scalar(1, y), y)))};
+}
+// Inside the linear part (0 < y < 1) the slope is alpha; flat outside.
+Tensor Inside01(const Tensor& y) { return And(Greater(y, Scalar(0, y)), Less(y, Scalar(1, y))); }
+TensorList HardSigmoidBackward(const GradCtx& g, const HardSigmoidAttrs& a) {
+  const Tensor& dy = g.grad_output(0);
+  return {Masked(Inside01(g.output(0)), Mul(dy, Scalar(a.alpha, dy)))};
+}
+// y = x * h(x), h = HardSigmoid(1/6, 1/2): dy/dx = h + x * h'(x).
+TensorList HardSwishBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  const Tensor h = Op1("HardSigmoid", x, {{"alpha", kHardSwishAlpha}, {"beta", 0.5f}});
+  const Tensor slope = Masked(Inside01(h), Mul(x, Scalar(kHardSwishAlpha, x)));
+  return {Mul(dy, Add(h, slope))};
+}
+TensorList SoftplusBackward(const GradCtx& g, const NoAttrs&) {
+  return {Mul(g.grad_output(0), Op1("Sigmoid", g.input(0)))};
+}
+// d/dx x / (1 + |x|) = 1 / (1 + |x|)^2
+TensorList SoftsignBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& x = g.input(0);
+  const Tensor t = Add(Scalar(1, x), Op1("Abs", x));
+  return {Div(g.grad_output(0), Mul(t, t))};
+}
+TensorList ThresholdedReluBackward(const GradCtx& g, const ThresholdedReluAttrs& a) {
+  const Tensor& x = g.input(0);
+  return {Masked(Greater(x, Scalar(a.alpha, x)), g.grad_output(0))};
+}
+// y = x * tanh(sp), sp = softplus(x): dy/dx = tanh(sp) + x * (1 - tanh(sp)^2) * sigmoid(x).
+TensorList MishBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& x = g.input(0);
+  const Tensor t = Op1("Tanh", Op1("Softplus", x));
+  const Tensor sech2 = Sub(Scalar(1, x), Mul(t, t));
+  return {Mul(g.grad_output(0), Add(t, Mul(Mul(x, sech2), Op1("Sigmoid", x))))};
+}
+TensorList GeluBackward(const GradCtx& g, const GeluAttrs& a) {
+  const Tensor& x = g.input(0);
+  Tensor d;
+  if (a.approximate == "tanh") {
+    // u = c (x + k x^3), y = x (1 + tanh u) / 2:
+    // dy/dx = (1 + t) / 2 + x (1 - t^2) c (1 + 3 k x^2) / 2.
+    const double c = std::sqrt(2 / M_PI), kc = 0.044715;
+    const Tensor x2 = Mul(x, x);
+    const Tensor u = Mul(Scalar(c, x), Add(x, Mul(Scalar(kc, x), Mul(x2, x))));
+    const Tensor t = Op1("Tanh", u);
+    const Tensor du = Mul(Scalar(c, x), Add(Scalar(1, x), Mul(Scalar(3 * kc, x), x2)));
+    d = Mul(Scalar(0.5, x),
+            Add(Add(Scalar(1, x), t), Mul(Mul(x, Sub(Scalar(1, x), Mul(t, t))), du)));
+  } else {
+    // dy/dx = Phi(x) + x phi(x)
+    const Tensor cdf =
+        Mul(Scalar(0.5, x), Add(Scalar(1, x), Op1("Erf", Mul(x, Scalar(M_SQRT1_2, x)))));
+    const Tensor pdf =
+        Mul(Scalar(0.5 * M_2_SQRTPI * M_SQRT1_2, x), Op1("Exp", Mul(Scalar(-0.5, x), Mul(x, x))));
+    d = Add(cdf, Mul(x, pdf));
+  }
+  return {Mul(g.grad_output(0), d)};
+}
+
+// Clip: X passes where lo <= x <= hi; the bounds get the rest (lo where x < lo
+// unless lo > hi, hi where max(x, lo) > hi).
+TensorList ClipGrads(const GradCtx& g, const Tensor& lo, const Tensor& hi, bool want_lo,
+                     bool want_hi) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  const Tensor below = Less(x, lo);
+  const Tensor raised = Where(below, lo, x);
+  const Tensor above = Greater(raised, hi);
+  TensorList d(g.num_inputs());
+  if (g.needs_grad(0)) d[0] = Masked(And(Not(below), Not(above)), dy);
+  if (want_lo) d[1] = ops::SumToShape(Masked(And(below, Not(above)), dy), g.input(1).shape());
+  if (want_hi) d[2] = ops::SumToShape(Masked(above, dy), g.input(2).shape());
+  return d;
+}
+TensorList Clip6Backward(const GradCtx& g, const Clip6Attrs& a) {
+  const Tensor& x = g.input(0);
+  return ClipGrads(g, Scalar(a.min, x), Scalar(a.max, x), false, false);
+}
+TensorList Clip11Backward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& x = g.input(0);
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor lo = g.has_input(1) ? g.input(1).Reshape({}) : Scalar(-inf, x);
+  const Tensor hi = g.has_input(2) ? g.input(2).Reshape({}) : Scalar(inf, x);
+  return ClipGrads(g, lo, hi, g.has_input(1) && g.needs_grad(1), g.has_input(2) && g.needs_grad(2));
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Relu, NoAttrs)
@@ -307,7 +433,8 @@ SINGA_REGISTER_OP(Relu, NoAttrs)
     .dtypes(dtypes::kSignedNumeric)
     .infer(SameAsInput(0))
     .kernel(ReluFast)
-    .reference(ReluRef);
+    .reference(ReluRef)
+    .backward(ReluBackward);
 SINGA_REGISTER_OP(LeakyRelu, LeakyReluAttrs)
     .since_opset(6)
     .inputs({"X"})
@@ -316,14 +443,16 @@ SINGA_REGISTER_OP(LeakyRelu, LeakyReluAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(LeakyReluFast)
-    .reference(LeakyReluRef);
+    .reference(LeakyReluRef)
+    .backward(LeakyReluBackward);
 SINGA_REGISTER_OP(PRelu, NoAttrs)
     .since_opset(7)
     .inputs({"X", "slope"})
     .outputs({"Y"})
     .dtypes(PReluTypes(), {0, 1})
     .infer(PReluInfer)
-    .kernel(PReluForward);
+    .kernel(PReluForward)
+    .backward(PReluBackward);
 SINGA_REGISTER_OP(Elu, EluAttrs)
     .since_opset(6)
     .inputs({"X"})
@@ -332,7 +461,8 @@ SINGA_REGISTER_OP(Elu, EluAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(EluFast)
-    .reference(EluRef);
+    .reference(EluRef)
+    .backward(EluBackward);
 SINGA_REGISTER_OP(Selu, SeluAttrs)
     .since_opset(6)
     .inputs({"X"})
@@ -342,7 +472,8 @@ SINGA_REGISTER_OP(Selu, SeluAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(SeluFast)
-    .reference(SeluRef);
+    .reference(SeluRef)
+    .backward(SeluBackward);
 SINGA_REGISTER_OP(Celu, EluAttrs)
     .since_opset(12)
     .inputs({"X"})
@@ -350,7 +481,8 @@ SINGA_REGISTER_OP(Celu, EluAttrs)
     .attr("alpha", &EluAttrs::alpha)
     .dtypes({DType::kFloat32})
     .infer(SameAsInput(0))
-    .kernel(CeluForward);
+    .kernel(CeluForward)
+    .backward(CeluBackward);
 SINGA_REGISTER_OP(Sigmoid, NoAttrs)
     .since_opset(6)
     .inputs({"X"})
@@ -358,7 +490,8 @@ SINGA_REGISTER_OP(Sigmoid, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(SigmoidFast)
-    .reference(SigmoidRef);
+    .reference(SigmoidRef)
+    .backward(SigmoidBackward);
 SINGA_REGISTER_OP(HardSigmoid, HardSigmoidAttrs)
     .since_opset(6)
     .inputs({"X"})
@@ -368,7 +501,8 @@ SINGA_REGISTER_OP(HardSigmoid, HardSigmoidAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(HardSigmoidFast)
-    .reference(HardSigmoidRef);
+    .reference(HardSigmoidRef)
+    .backward(HardSigmoidBackward);
 SINGA_REGISTER_OP(HardSwish, NoAttrs)
     .since_opset(14)
     .inputs({"X"})
@@ -376,7 +510,8 @@ SINGA_REGISTER_OP(HardSwish, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(HardSwishFast)
-    .reference(HardSwishRef);
+    .reference(HardSwishRef)
+    .backward(HardSwishBackward);
 SINGA_REGISTER_OP(Softplus, NoAttrs)
     .since_opset(1)
     .inputs({"X"})
@@ -384,14 +519,16 @@ SINGA_REGISTER_OP(Softplus, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(SoftplusFast)
-    .reference(SoftplusRef);
+    .reference(SoftplusRef)
+    .backward(SoftplusBackward);
 SINGA_REGISTER_OP(Softsign, NoAttrs)
     .since_opset(1)
     .inputs({"input"})
     .outputs({"output"})
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(SoftsignForward);
+    .kernel(SoftsignForward)
+    .backward(SoftsignBackward);
 SINGA_REGISTER_OP(ThresholdedRelu, ThresholdedReluAttrs)
     .since_opset(10)
     .inputs({"X"})
@@ -399,7 +536,8 @@ SINGA_REGISTER_OP(ThresholdedRelu, ThresholdedReluAttrs)
     .attr("alpha", &ThresholdedReluAttrs::alpha)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(ThresholdedReluForward);
+    .kernel(ThresholdedReluForward)
+    .backward(ThresholdedReluBackward);
 SINGA_REGISTER_OP(Mish, NoAttrs)
     .since_opset(18)
     .inputs({"X"})
@@ -407,7 +545,8 @@ SINGA_REGISTER_OP(Mish, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(MishFast)
-    .reference(MishRef);
+    .reference(MishRef)
+    .backward(MishBackward);
 SINGA_REGISTER_OP(Gelu, GeluAttrs)
     .since_opset(20)
     .inputs({"X"})
@@ -416,7 +555,8 @@ SINGA_REGISTER_OP(Gelu, GeluAttrs)
     .dtypes(dtypes::kFloats)
     .infer(GeluInfer)
     .kernel(GeluFast)
-    .reference(GeluRef);
+    .reference(GeluRef)
+    .backward(GeluBackward);
 SINGA_REGISTER_OP(Shrink, ShrinkAttrs)
     .since_opset(9)
     .inputs({"input"})
@@ -435,7 +575,8 @@ SINGA_REGISTER_OP(Clip, Clip6Attrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(Clip6Fast)
-    .reference(Clip6Ref);
+    .reference(Clip6Ref)
+    .backward(Clip6Backward);
 SINGA_REGISTER_OP(Clip, NoAttrs)
     .since_opset(11)
     .inputs({"input", "min?", "max?"})
@@ -443,6 +584,7 @@ SINGA_REGISTER_OP(Clip, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1, 2})
     .infer(Clip11Infer)
     .kernel(Clip11Fast)
-    .reference(Clip11Ref);
+    .reference(Clip11Ref)
+    .backward(Clip11Backward);
 
 }  // namespace singa

@@ -93,6 +93,17 @@ void CastForward(KernelCtx& k, const CastAttrs& a) {
   CastTensor(k.input(0), k.output(0), a.saturate);
 }
 
+// Backward (Cast and CastLike): float to float casts the gradient back to the
+// input's dtype; other casts are not differentiable, and CastLike's
+// target_type only lends its dtype: neither gets a gradient.
+TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
+  const Tensor& x = g.input(0);
+  TensorList d(g.num_inputs());
+  if (g.needs_grad(0) && IsFloat(x.dtype()) && IsFloat(g.output(0).dtype()))
+    d[0] = CallOp("CastLike", {g.grad_output(0), x})[0];
+  return d;
+}
+
 }  // namespace
 
 // Cast-6 takes `to` as a dtype code (Cast-1 took a string); 19 adds
@@ -105,7 +116,8 @@ SINGA_REGISTER_OP(Cast, CastAttrs)
     .attr("to", &CastAttrs::to, true)
     .dtypes(CastTypes())
     .infer(CastInfer)
-    .kernel(CastForward);
+    .kernel(CastForward)
+    .backward(CastBackward);
 SINGA_REGISTER_OP(Cast, CastAttrs)
     .since_opset(19)
     .inputs({"input"})
@@ -114,7 +126,8 @@ SINGA_REGISTER_OP(Cast, CastAttrs)
     .attr("saturate", &CastAttrs::saturate)
     .dtypes(CastTypes())
     .infer(CastInfer)
-    .kernel(CastForward);
+    .kernel(CastForward)
+    .backward(CastBackward);
 SINGA_REGISTER_OP(Cast, CastAttrs)
     .since_opset(24)
     .inputs({"input"})
@@ -124,7 +137,8 @@ SINGA_REGISTER_OP(Cast, CastAttrs)
     .attr("round_mode", &CastAttrs::round_mode)
     .dtypes(CastTypes())
     .infer(CastInfer)
-    .kernel(CastForward);
+    .kernel(CastForward)
+    .backward(CastBackward);
 
 SINGA_REGISTER_OP(CastLike, CastAttrs)
     .since_opset(15)
@@ -133,7 +147,8 @@ SINGA_REGISTER_OP(CastLike, CastAttrs)
     .dtypes(CastTypes(), {0})
     .dtypes(CastTypes(), {1})
     .infer(CastLikeInfer)
-    .kernel(CastForward);
+    .kernel(CastForward)
+    .backward(CastBackward);
 SINGA_REGISTER_OP(CastLike, CastAttrs)
     .since_opset(19)
     .inputs({"input", "target_type"})
@@ -142,7 +157,8 @@ SINGA_REGISTER_OP(CastLike, CastAttrs)
     .dtypes(CastTypes(), {0})
     .dtypes(CastTypes(), {1})
     .infer(CastLikeInfer)
-    .kernel(CastForward);
+    .kernel(CastForward)
+    .backward(CastBackward);
 SINGA_REGISTER_OP(CastLike, CastAttrs)
     .since_opset(24)
     .inputs({"input", "target_type"})
@@ -152,6 +168,7 @@ SINGA_REGISTER_OP(CastLike, CastAttrs)
     .dtypes(CastTypes(), {0})
     .dtypes(CastTypes(), {1})
     .infer(CastLikeInfer)
-    .kernel(CastForward);
+    .kernel(CastForward)
+    .backward(CastBackward);
 
 }  // namespace singa

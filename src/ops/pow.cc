@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -56,6 +57,27 @@ SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c)
 const std::vector<DType> kBaseTypes = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
                                        DType::kFloat64, DType::kInt32,    DType::kInt64};
 
+// Backward: dX = dZ * Y * X^(Y-1) (0 where Y == 0, also at X == 0);
+// dY = dZ * Z * ln X (0 where X == 0, the limit for Y > 0).
+TensorList PowBackward(const GradCtx& g, const NoAttrs&) {
+  using grad::Mul, grad::Sub, grad::Where, grad::Scalar, grad::Op1, grad::Op2;
+  const Tensor &x = g.input(0), &dz = g.grad_output(0);
+  TensorList d(2);
+  if (g.needs_grad(0)) {
+    const Tensor y = Op2("CastLike", g.input(1), x);
+    const Tensor slope = Mul(y, Op2("Pow", x, Sub(y, Scalar(1, y))));
+    const Tensor zero = Scalar(0, x);
+    d[0] = ops::SumToShape(Mul(dz, Where(Op2("Equal", y, zero), zero, slope)), x.shape());
+  }
+  if (g.needs_grad(1)) {
+    const Tensor& y = g.input(1);
+    const Tensor zero = Scalar(0, x);
+    const Tensor dy = Where(Op2("Equal", x, zero), zero, Mul(Mul(dz, g.output(0)), Op1("Log", x)));
+    d[1] = ops::SumToShape(Op2("CastLike", dy, y), y.shape());
+  }
+  return d;
+}
+
 }  // namespace
 
 // Version 7 brought broadcasting; 12 let Y's dtype differ from X's, which
@@ -67,6 +89,7 @@ SINGA_REGISTER_OP(Pow, NoAttrs)
     .dtypes(kBaseTypes, {0})
     .dtypes(dtypes::kNumeric, {1})
     .infer(Infer)
-    .kernel(PowForward);
+    .kernel(PowForward)
+    .backward(PowBackward);
 
 }  // namespace singa

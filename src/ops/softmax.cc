@@ -11,6 +11,7 @@
 
 #include "kernels/cpu/dnnl_util.h"
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -139,6 +140,36 @@ void Forward1(KernelCtx& k, const Axis1Attrs& a) {
   if (!kFast || !Dnnl(x, k.output(0), v, M)) Loop(x, k.output(0), v, M);
 }
 
+// ---- Backward -----------------------------------------------------------------
+// Softmax: dx = y * (dy - sum(dy * y)); LogSoftmax: dx = dy - e^y * sum(dy),
+// sums over the normalized axes (kept, so they broadcast back).
+Tensor SumOver(const Tensor& t, const std::vector<int64_t>& axes) {
+  if (axes.empty()) return t;  // an empty axes input would mean "all axes"
+  Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
+  return CallOp("ReduceSum", {t, ax}, {{"keepdims", int64_t{1}}})[0];
+}
+
+template <Mode M>
+TensorList SoftmaxGrad(const GradCtx& g, const std::vector<int64_t>& axes) {
+  using grad::Mul, grad::Sub;
+  const Tensor &y = g.output(0), &dy = g.grad_output(0);
+  if constexpr (M == Mode::kSoftmax)
+    return {Mul(y, Sub(dy, SumOver(Mul(dy, y), axes)))};
+  else
+    return {Sub(dy, Mul(grad::Op1("Exp", y), SumOver(dy, axes)))};
+}
+template <Mode M>
+TensorList Backward13(const GradCtx& g, const AxisAttrs& a) {
+  return SoftmaxGrad<M>(g, {NormalizeAxis(a.axis, g.input(0).ndim(), "Softmax")});
+}
+template <Mode M>
+TensorList Backward1(const GradCtx& g, const Axis1Attrs& a) {
+  const int64_t ndim = g.input(0).ndim();
+  std::vector<int64_t> axes;
+  for (int64_t d = a.axis < 0 ? a.axis + ndim : a.axis; d < ndim; ++d) axes.push_back(d);
+  return SoftmaxGrad<M>(g, axes);
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Softmax, AxisAttrs)
@@ -149,7 +180,8 @@ SINGA_REGISTER_OP(Softmax, AxisAttrs)
     .dtypes(dtypes::kFloats)
     .infer(Infer13)
     .kernel(Forward13<Mode::kSoftmax, true>)
-    .reference(Forward13<Mode::kSoftmax, false>);
+    .reference(Forward13<Mode::kSoftmax, false>)
+    .backward(Backward13<Mode::kSoftmax>);
 SINGA_REGISTER_OP(Softmax, Axis1Attrs)
     .since_opset(1)
     .inputs({"input"})
@@ -158,7 +190,8 @@ SINGA_REGISTER_OP(Softmax, Axis1Attrs)
     .dtypes(dtypes::kFloats)
     .infer(Infer1)
     .kernel(Forward1<Mode::kSoftmax, true>)
-    .reference(Forward1<Mode::kSoftmax, false>);
+    .reference(Forward1<Mode::kSoftmax, false>)
+    .backward(Backward1<Mode::kSoftmax>);
 SINGA_REGISTER_OP(LogSoftmax, AxisAttrs)
     .since_opset(13)
     .inputs({"input"})
@@ -167,7 +200,8 @@ SINGA_REGISTER_OP(LogSoftmax, AxisAttrs)
     .dtypes(dtypes::kFloats)
     .infer(Infer13)
     .kernel(Forward13<Mode::kLogSoftmax, true>)
-    .reference(Forward13<Mode::kLogSoftmax, false>);
+    .reference(Forward13<Mode::kLogSoftmax, false>)
+    .backward(Backward13<Mode::kLogSoftmax>);
 SINGA_REGISTER_OP(LogSoftmax, Axis1Attrs)
     .since_opset(1)
     .inputs({"input"})
@@ -176,7 +210,8 @@ SINGA_REGISTER_OP(LogSoftmax, Axis1Attrs)
     .dtypes(dtypes::kFloats)
     .infer(Infer1)
     .kernel(Forward1<Mode::kLogSoftmax, true>)
-    .reference(Forward1<Mode::kLogSoftmax, false>);
+    .reference(Forward1<Mode::kLogSoftmax, false>)
+    .backward(Backward1<Mode::kLogSoftmax>);
 SINGA_REGISTER_OP(Hardmax, AxisAttrs)
     .since_opset(13)
     .inputs({"input"})

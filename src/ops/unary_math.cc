@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/float8.h"
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -120,42 +121,108 @@ const std::vector<DType>& FloatsAndFloat8() {
   return types;
 }
 
+// ---- Backward -----------------------------------------------------------------
+// dL/dX = dY * f'(x), written with framework ops from x, y = f(x) and dY.
+using grad::Add, grad::Sub, grad::Mul, grad::Div, grad::Scalar, grad::Op1;
+using GradFn = Tensor (*)(const Tensor& x, const Tensor& y, const Tensor& dy);
+
+template <GradFn F>
+TensorList UnaryBackward(const GradCtx& g, const NoAttrs&) {
+  return {F(g.input(0), g.output(0), g.grad_output(0))};
+}
+// 1 - x^2 (Asin, Acos, Atanh)
+Tensor OneMinusSquare(const Tensor& x) { return Sub(Scalar(1, x), Mul(x, x)); }
+
+Tensor AbsGrad(const Tensor& x, const Tensor&, const Tensor& dy) { return Mul(dy, Op1("Sign", x)); }
+Tensor NegGrad(const Tensor&, const Tensor&, const Tensor& dy) { return Op1("Neg", dy); }
+Tensor ExpGrad(const Tensor&, const Tensor& y, const Tensor& dy) { return Mul(dy, y); }
+Tensor LogGrad(const Tensor& x, const Tensor&, const Tensor& dy) { return Div(dy, x); }
+Tensor SqrtGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
+  return Div(dy, Mul(Scalar(2, y), y));
+}
+Tensor ReciprocalGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
+  return Op1("Neg", Mul(dy, Mul(y, y)));
+}
+Tensor SinGrad(const Tensor& x, const Tensor&, const Tensor& dy) { return Mul(dy, Op1("Cos", x)); }
+Tensor CosGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Op1("Neg", Mul(dy, Op1("Sin", x)));
+}
+Tensor TanGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
+  return Mul(dy, Add(Scalar(1, y), Mul(y, y)));
+}
+Tensor AsinGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Div(dy, Op1("Sqrt", OneMinusSquare(x)));
+}
+Tensor AcosGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Op1("Neg", Div(dy, Op1("Sqrt", OneMinusSquare(x))));
+}
+Tensor AtanGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Div(dy, Add(Scalar(1, x), Mul(x, x)));
+}
+Tensor SinhGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Mul(dy, Op1("Cosh", x));
+}
+Tensor CoshGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Mul(dy, Op1("Sinh", x));
+}
+Tensor TanhGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
+  return Mul(dy, OneMinusSquare(y));
+}
+Tensor AsinhGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Div(dy, Op1("Sqrt", Add(Mul(x, x), Scalar(1, x))));
+}
+Tensor AcoshGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Div(dy, Op1("Sqrt", Sub(Mul(x, x), Scalar(1, x))));
+}
+Tensor AtanhGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Div(dy, OneMinusSquare(x));
+}
+// d/dx erf(x) = 2 / sqrt(pi) * e^(-x^2)
+Tensor ErfGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Mul(dy, Mul(Scalar(M_2_SQRTPI, x), Op1("Exp", Op1("Neg", Mul(x, x)))));
+}
+// Piecewise constant (Ceil, Floor, Round, Sign): zero almost everywhere.
+Tensor ZeroGrad(const Tensor& x, const Tensor&, const Tensor&) {
+  return Tensor::Zeros(x.shape(), x.dtype());
+}
+
 }  // namespace
 
 // Each registration is the oldest version with today's meaning (version 6
 // dropped consumed_inputs; later versions only added dtypes).
-#define SINGA_UNARY_OP(NAME, SINCE, IN, OUT, TYPES, ...) \
-  SINGA_REGISTER_OP(NAME, NoAttrs)                       \
-      .since_opset(SINCE)                                \
-      .inputs({IN})                                      \
-      .outputs({OUT})                                    \
-      .dtypes(TYPES)                                     \
-      .infer(SameAsInput(0))                             \
-      .kernel(UnaryForward<__VA_ARGS__>)
+#define SINGA_UNARY_OP(NAME, SINCE, IN, OUT, TYPES, GRAD, ...) \
+  SINGA_REGISTER_OP(NAME, NoAttrs)                             \
+      .since_opset(SINCE)                                      \
+      .inputs({IN})                                            \
+      .outputs({OUT})                                          \
+      .dtypes(TYPES)                                           \
+      .infer(SameAsInput(0))                                   \
+      .kernel(UnaryForward<__VA_ARGS__>)                       \
+      .backward(UnaryBackward<GRAD>)
 
-SINGA_UNARY_OP(Abs, 6, "X", "Y", dtypes::kNumeric, AbsOp, true);
-SINGA_UNARY_OP(Neg, 6, "X", "Y", dtypes::kSignedNumeric, NegOp, true);
-SINGA_UNARY_OP(Exp, 6, "input", "output", dtypes::kFloats, ExpOp);
-SINGA_UNARY_OP(Log, 6, "input", "output", dtypes::kFloats, LogOp);
-SINGA_UNARY_OP(Sqrt, 6, "X", "Y", dtypes::kFloats, SqrtOp);
-SINGA_UNARY_OP(Reciprocal, 6, "X", "Y", dtypes::kFloats, ReciprocalOp);
-SINGA_UNARY_OP(Sin, 7, "input", "output", dtypes::kFloats, SinOp);
-SINGA_UNARY_OP(Cos, 7, "input", "output", dtypes::kFloats, CosOp);
-SINGA_UNARY_OP(Tan, 7, "input", "output", dtypes::kFloats, TanOp);
-SINGA_UNARY_OP(Asin, 7, "input", "output", dtypes::kFloats, AsinOp);
-SINGA_UNARY_OP(Acos, 7, "input", "output", dtypes::kFloats, AcosOp);
-SINGA_UNARY_OP(Atan, 7, "input", "output", dtypes::kFloats, AtanOp);
-SINGA_UNARY_OP(Sinh, 9, "input", "output", dtypes::kFloats, SinhOp);
-SINGA_UNARY_OP(Cosh, 9, "input", "output", dtypes::kFloats, CoshOp);
-SINGA_UNARY_OP(Tanh, 6, "input", "output", dtypes::kFloats, TanhOp);
-SINGA_UNARY_OP(Asinh, 9, "input", "output", dtypes::kFloats, AsinhOp);
-SINGA_UNARY_OP(Acosh, 9, "input", "output", dtypes::kFloats, AcoshOp);
-SINGA_UNARY_OP(Atanh, 9, "input", "output", dtypes::kFloats, AtanhOp);
-SINGA_UNARY_OP(Ceil, 6, "X", "Y", dtypes::kFloats, CeilOp);
-SINGA_UNARY_OP(Floor, 6, "X", "Y", dtypes::kFloats, FloorOp);
-SINGA_UNARY_OP(Round, 11, "X", "Y", dtypes::kFloats, RoundOp);
-SINGA_UNARY_OP(Sign, 9, "input", "output", dtypes::kNumeric, SignOp, true);
-SINGA_UNARY_OP(Erf, 9, "input", "output", dtypes::kFloats, ErfOp);
+SINGA_UNARY_OP(Abs, 6, "X", "Y", dtypes::kNumeric, AbsGrad, AbsOp, true);
+SINGA_UNARY_OP(Neg, 6, "X", "Y", dtypes::kSignedNumeric, NegGrad, NegOp, true);
+SINGA_UNARY_OP(Exp, 6, "input", "output", dtypes::kFloats, ExpGrad, ExpOp);
+SINGA_UNARY_OP(Log, 6, "input", "output", dtypes::kFloats, LogGrad, LogOp);
+SINGA_UNARY_OP(Sqrt, 6, "X", "Y", dtypes::kFloats, SqrtGrad, SqrtOp);
+SINGA_UNARY_OP(Reciprocal, 6, "X", "Y", dtypes::kFloats, ReciprocalGrad, ReciprocalOp);
+SINGA_UNARY_OP(Sin, 7, "input", "output", dtypes::kFloats, SinGrad, SinOp);
+SINGA_UNARY_OP(Cos, 7, "input", "output", dtypes::kFloats, CosGrad, CosOp);
+SINGA_UNARY_OP(Tan, 7, "input", "output", dtypes::kFloats, TanGrad, TanOp);
+SINGA_UNARY_OP(Asin, 7, "input", "output", dtypes::kFloats, AsinGrad, AsinOp);
+SINGA_UNARY_OP(Acos, 7, "input", "output", dtypes::kFloats, AcosGrad, AcosOp);
+SINGA_UNARY_OP(Atan, 7, "input", "output", dtypes::kFloats, AtanGrad, AtanOp);
+SINGA_UNARY_OP(Sinh, 9, "input", "output", dtypes::kFloats, SinhGrad, SinhOp);
+SINGA_UNARY_OP(Cosh, 9, "input", "output", dtypes::kFloats, CoshGrad, CoshOp);
+SINGA_UNARY_OP(Tanh, 6, "input", "output", dtypes::kFloats, TanhGrad, TanhOp);
+SINGA_UNARY_OP(Asinh, 9, "input", "output", dtypes::kFloats, AsinhGrad, AsinhOp);
+SINGA_UNARY_OP(Acosh, 9, "input", "output", dtypes::kFloats, AcoshGrad, AcoshOp);
+SINGA_UNARY_OP(Atanh, 9, "input", "output", dtypes::kFloats, AtanhGrad, AtanhOp);
+SINGA_UNARY_OP(Ceil, 6, "X", "Y", dtypes::kFloats, ZeroGrad, CeilOp);
+SINGA_UNARY_OP(Floor, 6, "X", "Y", dtypes::kFloats, ZeroGrad, FloorOp);
+SINGA_UNARY_OP(Round, 11, "X", "Y", dtypes::kFloats, ZeroGrad, RoundOp);
+SINGA_UNARY_OP(Sign, 9, "input", "output", dtypes::kNumeric, ZeroGrad, SignOp, true);
+SINGA_UNARY_OP(Erf, 9, "input", "output", dtypes::kFloats, ErfGrad, ErfOp);
 #undef SINGA_UNARY_OP
 
 SINGA_REGISTER_OP(IsNaN, NoAttrs)

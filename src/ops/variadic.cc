@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -54,6 +55,31 @@ void VariadicForward(KernelCtx& k, const NoAttrs&) {
 
 SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c); }
 
+// Backward: Sum passes dY to every input, Mean dY / n; Max and Min pass it to
+// the input holding the extreme (the first one on ties). Each is summed back
+// over the input's broadcast.
+template <bool kMean>
+TensorList SumBackward(const GradCtx& g, const NoAttrs&) {
+  Tensor dy = g.grad_output(0);
+  if constexpr (kMean) dy = grad::Div(dy, grad::Scalar(g.num_inputs(), dy));
+  TensorList d(g.num_inputs());
+  for (int i = 0; i < g.num_inputs(); ++i)
+    if (g.needs_grad(i)) d[i] = ops::SumToShape(dy, g.input(i).shape());
+  return d;
+}
+TensorList ExtremeBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor &y = g.output(0), &dy = g.grad_output(0);
+  TensorList d(g.num_inputs());
+  Tensor taken;  // where an earlier input already took the gradient
+  for (int i = 0; i < g.num_inputs(); ++i) {
+    Tensor hit = grad::Op2("Equal", g.input(i), y);
+    if (taken.defined()) hit = grad::And(hit, grad::Not(taken));
+    if (g.needs_grad(i)) d[i] = ops::SumToShape(grad::Masked(hit, dy), g.input(i).shape());
+    taken = taken.defined() ? grad::Op2("Or", taken, hit) : hit;
+  }
+  return d;
+}
+
 }  // namespace
 
 // Version 8 brought multidirectional broadcasting; 12 and 13 only added dtypes.
@@ -63,27 +89,31 @@ SINGA_REGISTER_OP(Max, NoAttrs)
     .outputs({"max"})
     .dtypes(dtypes::kNumeric, {0})
     .infer(Infer)
-    .kernel(VariadicForward<MaxOp>);
+    .kernel(VariadicForward<MaxOp>)
+    .backward(ExtremeBackward);
 SINGA_REGISTER_OP(Min, NoAttrs)
     .since_opset(8)
     .inputs({"data_0..."})
     .outputs({"min"})
     .dtypes(dtypes::kNumeric, {0})
     .infer(Infer)
-    .kernel(VariadicForward<MinOp>);
+    .kernel(VariadicForward<MinOp>)
+    .backward(ExtremeBackward);
 SINGA_REGISTER_OP(Mean, NoAttrs)
     .since_opset(8)
     .inputs({"data_0..."})
     .outputs({"mean"})
     .dtypes(dtypes::kFloats, {0})
     .infer(Infer)
-    .kernel(VariadicForward<SumOp, true>);
+    .kernel(VariadicForward<SumOp, true>)
+    .backward(SumBackward<true>);
 SINGA_REGISTER_OP(Sum, NoAttrs)
     .since_opset(8)
     .inputs({"data_0..."})
     .outputs({"sum"})
     .dtypes(dtypes::kFloats, {0})
     .infer(Infer)
-    .kernel(VariadicForward<SumOp>);
+    .kernel(VariadicForward<SumOp>)
+    .backward(SumBackward<false>);
 
 }  // namespace singa

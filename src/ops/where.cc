@@ -2,6 +2,7 @@
 // broadcasting; X and Y of any (same) dtype, including string.
 // https://onnx.ai/onnx/operators/onnx__Where.html
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -43,6 +44,17 @@ SpecList Infer(const InferCtx& c, const NoAttrs&) {
 
 const std::vector<DType> kBool = {DType::kBool};
 
+// Backward: dY goes to X where the condition holds and to Y elsewhere, each
+// summed back over its broadcast; the condition gets none.
+TensorList WhereBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor &c = g.input(0), &dy = g.grad_output(0);
+  const Tensor zero = grad::Scalar(0, dy);
+  TensorList d(3);
+  if (g.needs_grad(1)) d[1] = ops::SumToShape(grad::Where(c, dy, zero), g.input(1).shape());
+  if (g.needs_grad(2)) d[2] = ops::SumToShape(grad::Where(c, zero, dy), g.input(2).shape());
+  return d;
+}
+
 }  // namespace
 
 // Version 16 only added bfloat16.
@@ -53,6 +65,7 @@ SINGA_REGISTER_OP(Where, NoAttrs)
     .dtypes(kBool, {0})
     .dtypes(dtypes::kAll, {1, 2})
     .infer(Infer)
-    .kernel(WhereForward);
+    .kernel(WhereForward)
+    .backward(WhereBackward);
 
 }  // namespace singa

@@ -70,6 +70,7 @@ class Case:
     atol: float | None = None
     why: str = ""                        # the reason for a tolerance override
     noncontig: bool = True               # also run with non-contiguous T inputs
+    grad: bool = True                    # gradient-check the row (False: values at a kink/pole)
     id: str = ""
 
     def name(self, dtype: str) -> str:

@@ -1,0 +1,35 @@
+// Shorthands for backward functions: each is one framework op (CallOp), so a
+// backward reads as its formula. Backward runs with grad mode off.
+#pragma once
+
+#include <string_view>
+
+#include "ops/common.h"
+
+namespace singa::grad {
+
+inline Tensor Op1(std::string_view name, const Tensor& a, const AttrMap& attrs = {}) {
+  return CallOp(name, {a}, attrs)[0];
+}
+inline Tensor Op2(std::string_view name, const Tensor& a, const Tensor& b) {
+  return CallOp(name, {a, b})[0];
+}
+inline Tensor Add(const Tensor& a, const Tensor& b) { return Op2("Add", a, b); }
+inline Tensor Sub(const Tensor& a, const Tensor& b) { return Op2("Sub", a, b); }
+inline Tensor Mul(const Tensor& a, const Tensor& b) { return Op2("Mul", a, b); }
+inline Tensor Div(const Tensor& a, const Tensor& b) { return Op2("Div", a, b); }
+inline Tensor Greater(const Tensor& a, const Tensor& b) { return Op2("Greater", a, b); }
+inline Tensor Less(const Tensor& a, const Tensor& b) { return Op2("Less", a, b); }
+inline Tensor And(const Tensor& a, const Tensor& b) { return Op2("And", a, b); }
+inline Tensor Not(const Tensor& a) { return Op1("Not", a); }
+inline Tensor Where(const Tensor& c, const Tensor& a, const Tensor& b) {
+  return CallOp("Where", {c, a, b})[0];
+}
+// A 0-d constant of `like`'s dtype (broadcasts against anything).
+inline Tensor Scalar(double v, const Tensor& like) { return Tensor::Full({}, v, like.dtype()); }
+// dy where `mask`, else 0, with the shape of the broadcast of both.
+inline Tensor Masked(const Tensor& mask, const Tensor& dy) {
+  return Where(mask, dy, Scalar(0, dy));
+}
+
+}  // namespace singa::grad
