@@ -39,6 +39,20 @@ void Forward(KernelCtx& k, const ConcatAttrs& a) {
   }
 }
 
+// Each input's gradient is its part of the output's gradient.
+TensorList Backward(const GradCtx& g, const ConcatAttrs& a) {
+  const Tensor& dy = g.grad_output(0);
+  const int64_t axis = a.axis < 0 ? a.axis + dy.ndim() : a.axis;
+  TensorList d(g.num_inputs());
+  int64_t offset = 0;
+  for (int i = 0; i < g.num_inputs(); ++i) {
+    const int64_t n = g.input(i).shape()[axis];
+    if (g.needs_grad(i)) d[i] = dy.Slice(axis, offset, offset + n);
+    offset += n;
+  }
+  return d;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Concat, ConcatAttrs)
@@ -48,6 +62,7 @@ SINGA_REGISTER_OP(Concat, ConcatAttrs)
     .attr("axis", &ConcatAttrs::axis, /*required=*/true)
     .dtypes(dtypes::kAll, {0})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa

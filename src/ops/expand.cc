@@ -38,6 +38,10 @@ SINGA_REGISTER_OP(Expand, NoAttrs)
     })
     .alias([](const InferCtx& c, const NoAttrs&) {
       return TensorList{c.input(0).BroadcastTo(OutputShape(c))};
+    })
+    // The gradient sums the output's gradient over the broadcast axes.
+    .backward([](const GradCtx& g, const NoAttrs&) {
+      return TensorList{ops::SumToShape(g.grad_output(0), g.input(0).shape()), Tensor()};
     });
 
 }  // namespace singa

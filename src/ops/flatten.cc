@@ -29,6 +29,10 @@ TensorList Alias(const InferCtx& c, const FlattenAttrs& a) {
   return {c.input(0).Reshape(OutputShape(c, a))};
 }
 
+TensorList Backward(const GradCtx& g, const FlattenAttrs&) {
+  return {g.grad_output(0).Reshape(g.input(0).shape())};
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Flatten, FlattenAttrs)
@@ -38,6 +42,7 @@ SINGA_REGISTER_OP(Flatten, FlattenAttrs)
     .attr("axis", &FlattenAttrs::axis)
     .dtypes(ops::AnyDType())
     .infer(Infer)
-    .alias(Alias);
+    .alias(Alias)
+    .backward(Backward);
 
 }  // namespace singa

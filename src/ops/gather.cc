@@ -2,6 +2,7 @@
 // along `axis`; negative indices count from the end.
 // https://onnx.ai/onnx/operators/onnx__Gather.html
 #include "ops/movement.h"
+#include "ops/scatter_grad.h"
 
 namespace singa {
 namespace {
@@ -52,6 +53,22 @@ void Forward(KernelCtx& k, const GatherAttrs& a) {
   ops::GatherAxes(x, y.Reshape(flat), maps, "Gather");
 }
 
+// The data's gradient adds each output's gradient back at the row it was
+// read from (repeated indices add up).
+TensorList Backward(const GradCtx& g, const GatherAttrs& a) {
+  const Tensor& x = g.input(0);
+  const int64_t rank = x.ndim();
+  const int64_t axis = a.axis < 0 ? a.axis + rank : a.axis;
+  const int64_t n = x.shape()[axis];
+  std::vector<int64_t> idx = g.input(1).ToVector<int64_t>();
+  for (int64_t& i : idx)
+    if (i < 0) i += n;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.shape()[d];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= x.shape()[d];
+  return {ops::IndexAdd(g.grad_output(0), outer, inner, idx, n).Reshape(x.shape()), Tensor()};
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Gather, GatherAttrs)
@@ -62,6 +79,7 @@ SINGA_REGISTER_OP(Gather, GatherAttrs)
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt32, DType::kInt64}, {1})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa

@@ -71,6 +71,32 @@ void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
   cpu::MatMulLoops(o.a, o.b, y, attrs.alpha, attrs.beta, o.c);
 }
 
+Tensor Scaled(const Tensor& t, float s) {
+  if (s == 1.0f) return t;
+  const Tensor k = Tensor::FromVector<double>({}, {static_cast<double>(s)}).AsType(t.dtype());
+  return CallOp("Mul", {t, k})[0];
+}
+
+// With A' and B' the (possibly transposed) operands: dA' = alpha * dY @ B'^T,
+// dB' = alpha * A'^T @ dY, transposed back where the operand was; dC = beta *
+// dY summed over the axes C was broadcast along.
+TensorList GemmBackward(const GradCtx& g, const GemmAttrs& attrs) {
+  const Tensor a = attrs.transA ? g.input(0).Transpose() : g.input(0);
+  const Tensor b = attrs.transB ? g.input(1).Transpose() : g.input(1);
+  const Tensor& dy = g.grad_output(0);
+  TensorList d(g.num_inputs());
+  if (g.needs_grad(0)) {
+    const Tensor da = Scaled(CallOp("MatMul", {dy, b.Transpose()})[0], attrs.alpha);
+    d[0] = attrs.transA ? da.Transpose() : da;
+  }
+  if (g.needs_grad(1)) {
+    const Tensor db = Scaled(CallOp("MatMul", {a.Transpose(), dy})[0], attrs.alpha);
+    d[1] = attrs.transB ? db.Transpose() : db;
+  }
+  if (g.needs_grad(2)) d[2] = Scaled(ops::SumToShape(dy, g.input(2).shape()), attrs.beta);
+  return d;
+}
+
 std::vector<DType> GemmTypes(bool bf16) {
   std::vector<DType> v = {DType::kFloat16, DType::kFloat32, DType::kFloat64, DType::kInt32,
                           DType::kInt64,   DType::kUInt32,  DType::kUInt64};
@@ -90,7 +116,8 @@ void RegisterGemm(int since) {
       .dtypes(GemmTypes(since >= 13), {0, 1, 2})
       .infer(GemmInfer)
       .kernel(GemmForward)
-      .reference(GemmReference);
+      .reference(GemmReference)
+      .backward(GemmBackward);
 }
 
 [[maybe_unused]] const bool kRegistered = [] {

@@ -10,6 +10,7 @@ SINGA_REGISTER_OP(Identity, NoAttrs)
     .outputs({"output"})
     .dtypes(ops::AnyDType())
     .infer(SameAsInput(0))
-    .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{c.input(0)}; });
+    .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{c.input(0)}; })
+    .backward([](const GradCtx& g, const NoAttrs&) { return TensorList{g.grad_output(0)}; });
 
 }  // namespace singa

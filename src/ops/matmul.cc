@@ -68,6 +68,35 @@ void MatMulForward(KernelCtx& k, const NoAttrs&) {
   if (!cpu::DnnlMatMul(o.a, o.b, o.y)) cpu::MatMulLoops(o.a, o.b, o.y);
 }
 
+// The last two axes swapped (a view).
+Tensor SwapLast(const Tensor& t) {
+  std::vector<int64_t> perm(t.ndim());
+  for (int64_t d = 0; d < t.ndim(); ++d) perm[d] = d;
+  std::swap(perm[t.ndim() - 2], perm[t.ndim() - 1]);
+  return t.Permute(perm);
+}
+
+// dA = dY @ B^T and dB = A^T @ dY on the operands promoted to matrices, each
+// summed over the batch axes it was broadcast along.
+TensorList MatMulBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& a = g.input(0);
+  const Tensor& b = g.input(1);
+  const Tensor a2 = a.ndim() == 1 ? a.Unsqueeze(0) : a;
+  const Tensor b2 = b.ndim() == 1 ? b.Unsqueeze(1) : b;
+  const Tensor& dy = g.grad_output(0);
+  const int64_t kept = (a.ndim() >= 2) + (b.ndim() >= 2);
+  Shape full(dy.shape().begin(), dy.shape().end() - kept);
+  full.push_back(a2.shape()[a2.ndim() - 2]);
+  full.push_back(b2.shape()[b2.ndim() - 1]);
+  const Tensor dy2 = dy.Reshape(full);
+  TensorList d(2);
+  if (g.needs_grad(0))
+    d[0] = ops::SumToShape(CallOp("MatMul", {dy2, SwapLast(b2)})[0], a2.shape()).Reshape(a.shape());
+  if (g.needs_grad(1))
+    d[1] = ops::SumToShape(CallOp("MatMul", {SwapLast(a2), dy2})[0], b2.shape()).Reshape(b.shape());
+  return d;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(MatMul, NoAttrs)
@@ -77,6 +106,7 @@ SINGA_REGISTER_OP(MatMul, NoAttrs)
     .dtypes(MatMulTypes(), {0, 1})
     .infer(MatMulInfer)
     .kernel(MatMulForward)
-    .reference(MatMulReference);
+    .reference(MatMulReference)
+    .backward(MatMulBackward);
 
 }  // namespace singa

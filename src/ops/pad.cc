@@ -4,6 +4,7 @@
 // added `axes` (pads then cover only those axes); opset 19 added wrap mode.
 // https://onnx.ai/onnx/operators/onnx__Pad.html
 #include "ops/movement.h"
+#include "ops/scatter_grad.h"
 
 namespace singa {
 namespace {
@@ -30,6 +31,34 @@ std::vector<int64_t> AllAxes(int64_t rank) {
   std::vector<int64_t> axes(rank);
   for (int64_t d = 0; d < rank; ++d) axes[d] = d;
   return axes;
+}
+
+// For the modes other than constant: the element of x that every output
+// index of each axis reads.
+std::vector<std::vector<int64_t>> SourceMaps(const std::string& mode, const Shape& in,
+                                             const Shape& out, const Pads& p) {
+  std::vector<std::vector<int64_t>> maps(in.size());
+  for (size_t d = 0; d < in.size(); ++d) {
+    const int64_t n = in[d];
+    maps[d].resize(out[d]);
+    for (int64_t o = 0; o < out[d]; ++o) {
+      const int64_t i = o - p.begin[d];  // position in x's coordinates
+      int64_t src;
+      if (mode == "edge") {
+        src = std::clamp<int64_t>(i, 0, n - 1);
+      } else if (mode == "wrap") {
+        src = ((i % n) + n) % n;
+      } else if (n == 1) {  // reflect
+        src = 0;
+      } else {
+        const int64_t period = 2 * (n - 1);
+        const int64_t m = ((i % period) + period) % period;
+        src = m < n ? m : period - m;
+      }
+      maps[d][o] = src;
+    }
+  }
+  return maps;
 }
 
 template <int kVersion>
@@ -109,29 +138,52 @@ void Forward(KernelCtx& k, const PadAttrs& a) {
     cpu::ConvertCopy(src, dst);
     return;
   }
-  // The other modes read every output element from some element of x.
-  std::vector<std::vector<int64_t>> maps(rank);
-  for (int64_t d = 0; d < rank; ++d) {
-    const int64_t n = x.shape()[d];
-    maps[d].resize(y.shape()[d]);
-    for (int64_t o = 0; o < y.shape()[d]; ++o) {
-      const int64_t i = o - p.begin[d];  // position in x's coordinates
-      int64_t src;
-      if (a.mode == "edge") {
-        src = std::clamp<int64_t>(i, 0, n - 1);
-      } else if (a.mode == "wrap") {
-        src = ((i % n) + n) % n;
-      } else if (n == 1) {  // reflect
-        src = 0;
-      } else {
-        const int64_t period = 2 * (n - 1);
-        const int64_t m = ((i % period) + period) % period;
-        src = m < n ? m : period - m;
-      }
-      maps[d][o] = src;
-    }
+  ops::GatherAxes(x, y, SourceMaps(a.mode, x.shape(), y.shape(), p), "Pad");
+}
+
+// Input axes and pads of a call (the saved inputs of a recorded one).
+Pads CallPads(const Tensor& x, const Tensor& pads, const Tensor* axes_input) {
+  const int64_t rank = x.ndim();
+  std::vector<int64_t> axes = AllAxes(rank);
+  if (axes_input && axes_input->defined()) {
+    axes = axes_input->ToVector<int64_t>();
+    for (int64_t& d : axes)
+      if (d < 0) d += rank;
   }
-  ops::GatherAxes(x, y, maps, "Pad");
+  return Expand(rank, pads.ToVector<int64_t>(), axes);
+}
+
+// Constant mode: the data's gradient is the output's gradient padded by the
+// negated pads (cropping what was padded, zero-filling what was cropped); the
+// constant's is the rest of the output's gradient. Other modes add the output's
+// gradient back at its source positions, one axis at a time.
+TensorList Backward(const GradCtx& g, const PadAttrs& a) {
+  const Tensor& x = g.input(0);
+  const Tensor& dy = g.grad_output(0);
+  const int64_t rank = x.ndim();
+  const Tensor* axes = g.has_input(3) ? &g.input(3) : nullptr;
+  const Pads p = CallPads(x, g.input(1), axes);
+  TensorList d(g.num_inputs());
+  if (a.mode == "constant") {
+    std::vector<int64_t> neg;
+    for (int64_t v : p.begin) neg.push_back(-v);
+    for (int64_t v : p.end) neg.push_back(-v);
+    const Tensor pads = Tensor::FromVector<int64_t>({2 * rank}, neg);
+    d[0] = CallOp("Pad", {dy, pads})[0];
+    if (g.needs_grad(2)) {
+      const Tensor rest = CallOp("Sub", {CallOp("ReduceSum", {dy})[0].Reshape({}),
+                                         CallOp("ReduceSum", {d[0]})[0].Reshape({})})[0];
+      d[2] = rest.Reshape(g.input(2).shape());
+    }
+    return d;
+  }
+  const auto maps = SourceMaps(a.mode, x.shape(), dy.shape(), p);
+  Tensor dx = dy;
+  for (int64_t axis = 0; axis < rank; ++axis)
+    if (p.begin[axis] != 0 || p.end[axis] != 0)
+      dx = ops::IndexAddAlong(dx, axis, maps[axis], x.shape()[axis]);
+  d[0] = dx;
+  return d;
 }
 
 }  // namespace
@@ -144,7 +196,8 @@ SINGA_REGISTER_OP(Pad, PadAttrs)
     .dtypes(ops::AnyDType(), {0, 2})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer<11>)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 SINGA_REGISTER_OP(Pad, PadAttrs)
     .since_opset(18)
     .inputs({"data", "pads", "constant_value?", "axes?"})
@@ -154,7 +207,8 @@ SINGA_REGISTER_OP(Pad, PadAttrs)
     .dtypes({DType::kInt64}, {1})
     .dtypes({DType::kInt32, DType::kInt64}, {3})
     .infer(Infer<18>)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 SINGA_REGISTER_OP(Pad, PadAttrs)
     .since_opset(19)
     .inputs({"data", "pads", "constant_value?", "axes?"})
@@ -164,6 +218,7 @@ SINGA_REGISTER_OP(Pad, PadAttrs)
     .dtypes({DType::kInt64}, {1})
     .dtypes({DType::kInt32, DType::kInt64}, {3})
     .infer(Infer<19>)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa

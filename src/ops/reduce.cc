@@ -293,6 +293,85 @@ void ReduceForward(KernelCtx& k, const ReduceAttrs& a) {
   });
 }
 
+Tensor Op(const char* name, const Tensor& a) { return CallOp(name, {a})[0]; }
+Tensor Op(const char* name, const Tensor& a, const Tensor& b) { return CallOp(name, {a, b})[0]; }
+Tensor Op(const char* name, const Tensor& a, const Tensor& b, const Tensor& c) {
+  return CallOp(name, {a, b, c})[0];
+}
+Tensor Scalar(double v, DType dt) { return Tensor::FromVector<double>({}, {v}).AsType(dt); }
+
+// The input's gradient, from the output's gradient and the output seen with
+// the reduced axes kept (size 1), broadcast back over the reduced axes.
+// Max/Min: the gradient goes to the extreme elements, split evenly among ties
+// (as torch.amax/amin do).
+// Prod: the product of the other elements, exact where the input has zeros.
+template <Kind K>
+TensorList ReduceBackward(const GradCtx& g, const ReduceAttrs& a) {
+  const Tensor& x = g.input(0);
+  const DType dt = x.dtype();
+  std::vector<int64_t> axes = AxesArg(a.axes, g.has_input(1) ? &g.input(1) : nullptr);
+  const std::vector<bool> mask =
+      ReducedMask(x.ndim(), axes, a.noop_with_empty_axes != 0, g.op().name);
+  Shape kept = x.shape();
+  std::vector<int64_t> reduced;
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (mask[d]) {
+      n *= kept[d];
+      kept[d] = 1;
+      reduced.push_back(d);
+    }
+  const Tensor dy = g.grad_output(0).Reshape(kept);
+  const Tensor y = g.output(0).Reshape(kept);
+  const Tensor zero = Scalar(0, dt), one = Scalar(1, dt);
+  Tensor dx;
+  if constexpr (K == Kind::kSum) {
+    dx = dy.BroadcastTo(x.shape()).Contiguous();
+  } else if constexpr (K == Kind::kMean) {
+    dx = Op("Div", dy.BroadcastTo(x.shape()), Scalar(static_cast<double>(n), dt));
+  } else if constexpr (K == Kind::kSumSquare) {
+    dx = Op("Mul", Op("Mul", x, dy), Scalar(2, dt));
+  } else if constexpr (K == Kind::kL1) {
+    dx = Op("Mul", Op("Sign", x), dy);
+  } else if constexpr (K == Kind::kL2) {
+    // x / ||x||, taken as 0 where the norm is 0.
+    const Tensor norm = Op("Where", Op("Equal", y, zero), one, y);
+    dx = Op("Mul", Op("Div", x, norm), dy);
+  } else if constexpr (K == Kind::kLogSum) {
+    dx = Op("Div", dy.BroadcastTo(x.shape()), Op("Exp", y));
+  } else if constexpr (K == Kind::kLogSumExp) {
+    dx = Op("Mul", Op("Exp", Op("Sub", x, y)), dy);
+  } else if constexpr (K == Kind::kMax || K == Kind::kMin) {
+    const Tensor hit = Op("Where", Op("Equal", x, y), one, zero);
+    Tensor count = hit;
+    if (!reduced.empty()) {
+      const Tensor ax =
+          Tensor::FromVector<int64_t>({static_cast<int64_t>(reduced.size())}, reduced);
+      count = CallOp("ReduceSum", {hit, ax}, {{"keepdims", int64_t{1}}})[0];
+    }
+    dx = Op("Mul", hit, Op("Div", dy, count));
+  } else if constexpr (K == Kind::kProd) {
+    // With z zeros among the reduced elements: z = 0 gives y / x; z = 1 gives
+    // the product of the others at the zero and 0 elsewhere; z > 1 gives 0.
+    const Tensor is_zero = Op("Equal", x, zero);
+    const Tensor nonzero = Op("Where", is_zero, one, x);
+    Tensor others = nonzero, zeros = Op("Where", is_zero, one, zero);
+    if (!reduced.empty()) {
+      const Tensor ax =
+          Tensor::FromVector<int64_t>({static_cast<int64_t>(reduced.size())}, reduced);
+      others = CallOp("ReduceProd", {nonzero, ax}, {{"keepdims", int64_t{1}}})[0];
+      zeros = CallOp("ReduceSum", {zeros, ax}, {{"keepdims", int64_t{1}}})[0];
+    }
+    const Tensor at_zero = Op("Where", Op("Equal", zeros, one), others, zero);
+    const Tensor factor = Op("Where", Op("Equal", zeros, zero), Op("Div", others, nonzero),
+                             Op("Where", is_zero, at_zero, zero));
+    dx = Op("Mul", factor, dy);
+  }
+  TensorList d(g.num_inputs());
+  d[0] = dx;
+  return d;
+}
+
 // Registers the attribute-axes version (opset 11) and the input-axes version.
 template <Kind K>
 void RegisterReduce(const char* name, int input_axes_since, const std::vector<DType>& types) {
@@ -304,7 +383,8 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
       .attr("keepdims", &ReduceAttrs::keepdims)
       .dtypes(types)
       .infer(ReduceInfer)
-      .kernel(ReduceForward<K>);
+      .kernel(ReduceForward<K>)
+      .backward(ReduceBackward<K>);
   OpBuilder<ReduceAttrs>(name)
       .since_opset(input_axes_since)
       .inputs({"data", "axes?"})
@@ -313,7 +393,8 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
       .attr("noop_with_empty_axes", &ReduceAttrs::noop_with_empty_axes)
       .dtypes(types)
       .infer(ReduceInfer)
-      .kernel(ReduceForward<K>);
+      .kernel(ReduceForward<K>)
+      .backward(ReduceBackward<K>);
 }
 
 std::vector<DType> ArithTypes() {

@@ -57,6 +57,11 @@ TensorList Alias(const InferCtx& c, const ReshapeAttrs& a) {
   return {c.input(0).Reshape(OutputShape(c, a))};
 }
 
+// The gradient is the output's gradient under the input's shape.
+TensorList Backward(const GradCtx& g, const ReshapeAttrs&) {
+  return {g.grad_output(0).Reshape(g.input(0).shape()), Tensor()};
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
@@ -66,7 +71,8 @@ SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
     .dtypes(ops::AnyDType(), {0})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
-    .alias(Alias);
+    .alias(Alias)
+    .backward(Backward);
 SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
     .since_opset(14)
     .inputs({"data", "shape"})
@@ -75,6 +81,7 @@ SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
     .dtypes(ops::AnyDType(), {0})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
-    .alias(Alias);
+    .alias(Alias)
+    .backward(Backward);
 
 }  // namespace singa

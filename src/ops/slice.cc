@@ -39,6 +39,29 @@ Tensor View(const InferCtx& c) {
   return t;
 }
 
+// The input's gradient is zeros with the output's gradient written into the
+// sliced positions (the same view taken of the zeros).
+TensorList Backward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& x = g.input(0);
+  const std::vector<int64_t> starts = g.input(1).ToVector<int64_t>();
+  const std::vector<int64_t> ends = g.input(2).ToVector<int64_t>();
+  const size_t n = starts.size();
+  std::vector<int64_t> axes(n), steps(n, 1);
+  for (size_t i = 0; i < n; ++i) axes[i] = static_cast<int64_t>(i);
+  if (g.has_input(3)) axes = g.input(3).ToVector<int64_t>();
+  if (g.has_input(4)) steps = g.input(4).ToVector<int64_t>();
+  Tensor dx = Tensor::Zeros(x.shape(), x.dtype());
+  Tensor view = dx;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + x.ndim() : axes[i];
+    view = view.Slice(axis, starts[i], ends[i], steps[i]);
+  }
+  view.CopyFrom(g.grad_output(0));
+  TensorList d(g.num_inputs());
+  d[0] = dx;
+  return d;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Slice, NoAttrs)
@@ -51,6 +74,7 @@ SINGA_REGISTER_OP(Slice, NoAttrs)
       Tensor v = View(c);
       return SpecList{{v.dtype(), v.shape()}};
     })
-    .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{View(c)}; });
+    .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{View(c)}; })
+    .backward(Backward);
 
 }  // namespace singa

@@ -78,6 +78,21 @@ void Forward(KernelCtx& k, const SplitAttrs& a) {
   }
 }
 
+// The input's gradient joins the outputs' gradients (zeros where an output
+// got none).
+TensorList Backward(const GradCtx& g, const SplitAttrs& a) {
+  const Tensor& x = g.input(0);
+  const int64_t axis = a.axis < 0 ? a.axis + x.ndim() : a.axis;
+  TensorList parts;
+  for (int i = 0; i < g.num_outputs(); ++i) {
+    const Tensor& dy = g.grad_output(i);
+    parts.push_back(dy.defined() ? dy : Tensor::Zeros(g.output(i).shape(), x.dtype()));
+  }
+  TensorList d(g.num_inputs());
+  d[0] = CallOp("Concat", parts, {{"axis", axis}})[0];
+  return d;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Split, SplitAttrs)
@@ -88,7 +103,8 @@ SINGA_REGISTER_OP(Split, SplitAttrs)
     .attr("split", &SplitAttrs::split)
     .dtypes(dtypes::kAll, {0})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 SINGA_REGISTER_OP(Split, SplitAttrs)
     .since_opset(13)
     .inputs({"input", "split?"})
@@ -97,7 +113,8 @@ SINGA_REGISTER_OP(Split, SplitAttrs)
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 SINGA_REGISTER_OP(Split, SplitAttrs)
     .since_opset(18)
     .inputs({"input", "split?"})
@@ -107,6 +124,7 @@ SINGA_REGISTER_OP(Split, SplitAttrs)
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa

@@ -32,6 +32,26 @@ void Forward(KernelCtx& k, const NoAttrs&) {
   ops::GatherAxes(x, y, maps, "Tile");
 }
 
+// The input's gradient sums the output's gradient over the copies: seen as
+// [r0, s0, r1, s1, ...] it is a ReduceSum over the r axes.
+TensorList Backward(const GradCtx& g, const NoAttrs&) {
+  const Tensor& x = g.input(0);
+  const std::vector<int64_t> repeats = g.input(1).ToVector<int64_t>();
+  Shape split;
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    axes.push_back(static_cast<int64_t>(split.size()));
+    split.push_back(repeats[d]);
+    split.push_back(x.shape()[d]);
+  }
+  Tensor dx = g.grad_output(0).Reshape(split);
+  if (!axes.empty()) {
+    const Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
+    dx = CallOp("ReduceSum", {dx, ax}, {{"keepdims", int64_t{0}}})[0];
+  }
+  return {dx.Reshape(x.shape()), Tensor()};
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Tile, NoAttrs)
@@ -41,6 +61,7 @@ SINGA_REGISTER_OP(Tile, NoAttrs)
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa

@@ -37,6 +37,18 @@ TensorList Alias(const InferCtx& c, const TransposeAttrs& a) {
   return {c.input(0).Permute(Perm(c, a))};
 }
 
+// The gradient is the output's gradient under the inverse permutation.
+TensorList Backward(const GradCtx& g, const TransposeAttrs& a) {
+  const int64_t rank = g.input(0).ndim();
+  std::vector<int64_t> inverse(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t p = a.perm ? (*a.perm)[i] : rank - 1 - i;
+    if (p < 0) p += rank;
+    inverse[p] = i;
+  }
+  return {g.grad_output(0).Permute(inverse)};
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Transpose, TransposeAttrs)
@@ -46,6 +58,7 @@ SINGA_REGISTER_OP(Transpose, TransposeAttrs)
     .attr("perm", &TransposeAttrs::perm)
     .dtypes(ops::AnyDType())
     .infer(Infer)
-    .alias(Alias);
+    .alias(Alias)
+    .backward(Backward);
 
 }  // namespace singa

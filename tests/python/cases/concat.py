@@ -10,6 +10,8 @@ CASES = [
     Case("Concat", [T((0, 3)), T((0, 3))], attrs={"axis": 1}, dtypes=F32, id="empty"),
     Case("Concat", [T((4,))], attrs={"axis": 0}, dtypes=F32, id="single"),
     Case("Concat", [T((2, 3)), T((2, 3))], attrs={"axis": 0}, opset=11, dtypes=F32, id="opset11"),
+    Case("Concat", [T((2, 3, 4)), T((2, 3, 2))], attrs={"axis": -1}, dtypes=["float32", "float64"],
+         id="neg_f64"),
 ]
 ERROR_CASES = [
     ErrorCase("Concat", [T((2, 3)), T((3, 3))], attrs={"axis": 1}, match="does not match"),

@@ -14,6 +14,8 @@ CASES = [
     Case("Gather", [T((5, 3)), V(np.zeros((0,), np.int64))], dtypes=F32, id="no_indices"),
     Case("Gather", [T((0, 3)), V([0, 1])], attrs={"axis": 1}, dtypes=F32, id="empty_data"),
     Case("Gather", [T((5, 3)), V([1, 2])], opset=11, dtypes=F32, id="opset11"),
+    Case("Gather", [T((2, 5, 3)), V([[0, 1], [-5, 0]])], attrs={"axis": 1}, dtypes=["float32", "float64"],
+         id="repeated_f64"),
 ]
 ERROR_CASES = [
     ErrorCase("Gather", [T((5, 3)), V([5])], match="out of range"),

@@ -36,6 +36,8 @@ CASES = [
          id="opset13"),
     Case("Pad", [T((2, 3, 4)), V([1, 1]), None, V([1])], attrs={"mode": "reflect"}, opset=18,
          dtypes=F32, id="opset18"),
+    Case("Pad", [T((2, 3, 4)), V([1, 2, 1, 3]), None, V([2, 1], np.int32)],
+         attrs={"mode": "reflect"}, dtypes=["float32", "float64"], id="axes_reflect_f64"),
 ]
 ERROR_CASES = [
     ErrorCase("Pad", [T((2, 3)), V([1, 1])], match="2 entries per padded axis"),

@@ -86,6 +86,15 @@ CASES += [
     Case("ReduceMin", [T((2, 3, 4))], dtypes=["bool"], id="bool_all"),
     Case("ReduceLogSumExp", [T((2, 3), values=[1000, 1001, 999, -5, -6, -7]), V([1], np.int64)],
          dtypes=["float32", "float64"], id="large_values"),
+    # The gradient's special cases: Prod over one zero and over two; Max/Min
+    # over two tied extremes (the gradient splits evenly, which is what central
+    # differences measure for a pair).
+    Case("ReduceProd", [T((2, 3), values=[0, 2, 3, 0, 0, 5]), V([1], np.int64)],
+         dtypes=["float32", "float64"], id="zeros"),
+    Case("ReduceMax", [T((2, 3), values=[1, 3, 3, 2, 2, 0]), V([1], np.int64)],
+         dtypes=["float32", "float64"], id="ties"),
+    Case("ReduceMin", [T((2, 3), values=[1, 1, 3, 2, 0, 0]), V([1], np.int64)],
+         dtypes=["float32", "float64"], id="ties"),
 ]
 
 ERROR_CASES += [

@@ -24,6 +24,8 @@ CASES = [
     Case("Slice", [T((4, 5)), V([1]), V([3]), V([1])], opset=10, dtypes=F32, id="opset10"),
     Case("Slice", [T((4, 5)), V([-1]), V([0]), V([-1]), V([-1])], opset=11, dtypes=F32,
          id="opset11"),
+    Case("Slice", [T((4, 5)), V([3, 4]), V([0, 0]), V([0, 1]), V([-2, -3])], dtypes=["float32", "float64"],
+         id="neg_steps_f64"),
 ]
 ERROR_CASES = [
     ErrorCase("Slice", [T((4, 5)), V([1]), V([2]), V([0]), V([0])], match="step is 0"),
