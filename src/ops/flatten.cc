@@ -29,10 +29,6 @@ TensorList Alias(const InferCtx& c, const FlattenAttrs& a) {
   return {c.input(0).Reshape(OutputShape(c, a))};
 }
 
-TensorList Backward(const GradCtx& g, const FlattenAttrs&) {
-  return {g.grad_output(0).Reshape(g.input(0).shape())};
-}
-
 }  // namespace
 
 SINGA_REGISTER_OP(Flatten, FlattenAttrs)
@@ -43,6 +39,6 @@ SINGA_REGISTER_OP(Flatten, FlattenAttrs)
     .dtypes(ops::AnyDType())
     .infer(Infer)
     .alias(Alias)
-    .backward(Backward);
+    .backward(ops::ReshapeGrad{});
 
 }  // namespace singa

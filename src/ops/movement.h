@@ -128,4 +128,16 @@ inline int64_t CheckAxis(const InferCtx& c, int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+// The backward of the ops that only change the shape (Reshape, Flatten,
+// Squeeze, Unsqueeze): the output's gradient in the input's shape; shape and
+// axes inputs get none.
+struct ReshapeGrad {
+  template <class A>
+  TensorList operator()(const GradCtx& g, const A&) const {
+    TensorList d(g.num_inputs());
+    d[0] = g.grad_output(0).Reshape(g.input(0).shape());
+    return d;
+  }
+};
+
 }  // namespace singa::ops

@@ -57,11 +57,6 @@ TensorList Alias(const InferCtx& c, const ReshapeAttrs& a) {
   return {c.input(0).Reshape(OutputShape(c, a))};
 }
 
-// The gradient is the output's gradient under the input's shape.
-TensorList Backward(const GradCtx& g, const ReshapeAttrs&) {
-  return {g.grad_output(0).Reshape(g.input(0).shape()), Tensor()};
-}
-
 }  // namespace
 
 SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
@@ -72,7 +67,7 @@ SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
     .alias(Alias)
-    .backward(Backward);
+    .backward(ops::ReshapeGrad{});
 SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
     .since_opset(14)
     .inputs({"data", "shape"})
@@ -82,6 +77,6 @@ SINGA_REGISTER_OP(Reshape, ReshapeAttrs)
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
     .alias(Alias)
-    .backward(Backward);
+    .backward(ops::ReshapeGrad{});
 
 }  // namespace singa

@@ -49,14 +49,6 @@ std::optional<std::vector<int64_t>> AxesInput(const InferCtx& c) {
 
 SpecList Spec(const Tensor& view) { return {{view.dtype(), view.shape()}}; }
 
-// The gradient is the output's gradient with the removed axes put back.
-template <class A>
-TensorList Backward(const GradCtx& g, const A&) {
-  TensorList d(g.num_inputs());
-  d[0] = g.grad_output(0).Reshape(g.input(0).shape());
-  return d;
-}
-
 }  // namespace
 
 SINGA_REGISTER_OP(Squeeze, SqueezeAttrs)
@@ -67,7 +59,7 @@ SINGA_REGISTER_OP(Squeeze, SqueezeAttrs)
     .dtypes(ops::AnyDType())
     .infer([](const InferCtx& c, const SqueezeAttrs& a) { return Spec(View(c, a.axes)); })
     .alias([](const InferCtx& c, const SqueezeAttrs& a) { return TensorList{View(c, a.axes)}; })
-    .backward(Backward<SqueezeAttrs>);
+    .backward(ops::ReshapeGrad{});
 SINGA_REGISTER_OP(Squeeze, NoAttrs)
     .since_opset(13)
     .inputs({"data", "axes?"})
@@ -76,6 +68,6 @@ SINGA_REGISTER_OP(Squeeze, NoAttrs)
     .dtypes({DType::kInt64}, {1})
     .infer([](const InferCtx& c, const NoAttrs&) { return Spec(View(c, AxesInput(c))); })
     .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{View(c, AxesInput(c))}; })
-    .backward(Backward<NoAttrs>);
+    .backward(ops::ReshapeGrad{});
 
 }  // namespace singa

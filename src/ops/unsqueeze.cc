@@ -26,14 +26,6 @@ Tensor View(const InferCtx& c, const std::vector<int64_t>& given) {
 
 SpecList Spec(const Tensor& view) { return {{view.dtype(), view.shape()}}; }
 
-// The gradient is the output's gradient without the inserted axes.
-template <class A>
-TensorList Backward(const GradCtx& g, const A&) {
-  TensorList d(g.num_inputs());
-  d[0] = g.grad_output(0).Reshape(g.input(0).shape());
-  return d;
-}
-
 }  // namespace
 
 SINGA_REGISTER_OP(Unsqueeze, UnsqueezeAttrs)
@@ -44,7 +36,7 @@ SINGA_REGISTER_OP(Unsqueeze, UnsqueezeAttrs)
     .dtypes(ops::AnyDType())
     .infer([](const InferCtx& c, const UnsqueezeAttrs& a) { return Spec(View(c, a.axes)); })
     .alias([](const InferCtx& c, const UnsqueezeAttrs& a) { return TensorList{View(c, a.axes)}; })
-    .backward(Backward<UnsqueezeAttrs>);
+    .backward(ops::ReshapeGrad{});
 SINGA_REGISTER_OP(Unsqueeze, NoAttrs)
     .since_opset(13)
     .inputs({"data", "axes"})
@@ -55,6 +47,6 @@ SINGA_REGISTER_OP(Unsqueeze, NoAttrs)
     .alias([](const InferCtx& c, const NoAttrs&) {
       return TensorList{View(c, ops::ReadInts(c, 1))};
     })
-    .backward(Backward<NoAttrs>);
+    .backward(ops::ReshapeGrad{});
 
 }  // namespace singa
