@@ -13,3 +13,8 @@
 #include "singa/core/tensor.h"
 #include "singa/ops/op.h"
 #include "singa/autograd/autograd.h"
+#include "singa/nn/functional.h"
+#include "singa/nn/layer.h"
+#include "singa/nn/layers.h"
+#include "singa/nn/model.h"
+#include "singa/opt/optimizer.h"

@@ -5,3 +5,7 @@ Python API (device, tensor, ...) on top of it."""
 from . import _singa  # noqa: F401
 from . import device  # noqa: F401
 from . import tensor  # noqa: F401
+from . import autograd  # noqa: F401,E402
+from . import layer  # noqa: F401,E402
+from . import model  # noqa: F401,E402
+from . import opt  # noqa: F401,E402

@@ -294,12 +294,6 @@ class Tensor:
         name: a name for parameters and ONNX export.
     """
 
-    # Class-level defaults: a result tensor sets only `data`, which keeps the
-    # Python cost of `a + b` to one object and one attribute.
-    requires_grad = True
-    stores_grad = False
-    creator = None
-    name = None
     # numpy defers `ndarray + Tensor` to our reflected operators.
     __array_ufunc__ = None
 
@@ -320,14 +314,46 @@ class Tensor:
         else:
             ct = _ctensor_from_numpy(data, _to_dtype(dtype))
         self.data = ct
-        if requires_grad is not True:
-            self.requires_grad = requires_grad
+        if requires_grad:
+            ct.requires_grad = True
         if stores_grad:
-            self.stores_grad = stores_grad
+            ct.stores_grad = True
         if name is not None:
-            self.name = name
-        if creator is not None:
-            self.creator = creator
+            ct.name = name
+
+    # -- autograd state, kept by the C++ tensor (shared by its copies) --
+    @property
+    def requires_grad(self):
+        """Whether ops record themselves for autograd when this is an input
+        (in training mode, see autograd.training)."""
+        return self.data.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, on):
+        self.data.requires_grad = builtins.bool(on)
+
+    @property
+    def stores_grad(self):
+        """Whether autograd.backward yields this tensor's gradient (a parameter)."""
+        return self.data.stores_grad
+
+    @stores_grad.setter
+    def stores_grad(self, on):
+        self.data.stores_grad = builtins.bool(on)
+
+    @property
+    def name(self):
+        """The name (a parameter's dotted path), or None."""
+        return self.data.name or None
+
+    @name.setter
+    def name(self, value):
+        self.data.name = "" if value is None else str(value)
+
+    @property
+    def creator(self):
+        """The name of the op that made this tensor while recording, or None."""
+        return self.data.creator_op
 
     # -- properties read from the C++ tensor --
     @property

@@ -266,6 +266,10 @@ void BinaryInplace(const OpSchema& s, Tensor& a, const Tensor& b) {
 
 using namespace singa;
 
+namespace singa {
+void BindNN(nb::module_& m);  // nn_bindings.cc
+}
+
 NB_MODULE(_singa, m) {
   m.doc() = "singa C++ core";
 
@@ -457,4 +461,5 @@ NB_MODULE(_singa, m) {
   m.def("get_num_threads", &GetNumThreads);
   m.def("set_num_threads", &SetNumThreads, "n"_a);
   m.attr("LATEST_OPSET") = kLatestOpset;
+  BindNN(m);
 }

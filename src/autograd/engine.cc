@@ -33,16 +33,16 @@ void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
 
   // Count, for every node, how many gradient contributions it waits for, and
   // for every parameter how many nodes consume it.
-  std::unordered_map<const Node*, int> pending;
+  std::unordered_map<Node*, int> pending;
   std::unordered_map<const void*, int> leaf_uses;
-  std::vector<const Node*> stack = {y.creator().get()};
+  std::vector<Node*> stack = {y.creator().get()};
   pending[y.creator().get()] = 0;
   while (!stack.empty()) {
-    const Node* n = stack.back();
+    Node* n = stack.back();
     stack.pop_back();
     for (const Tensor& x : n->inputs) {
       if (!x.defined() || !x.requires_grad()) continue;
-      if (const Node* c = x.creator().get()) {
+      if (Node* c = x.creator().get()) {
         auto [it, inserted] = pending.try_emplace(c, 0);
         it->second++;
         if (inserted) stack.push_back(c);
@@ -52,26 +52,35 @@ void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
     }
   }
 
-  std::unordered_map<const Node*, TensorList> grads;
+  std::unordered_map<Node*, TensorList> grads;
   std::unordered_map<const void*, Tensor> leaf_grads;
   grads[y.creator().get()].resize(y.creator()->num_outputs);
   grads[y.creator().get()][y.output_index()] = seed;
-  std::vector<const Node*> ready = {y.creator().get()};
+  std::vector<Node*> ready = {y.creator().get()};
   while (!ready.empty()) {
-    const Node* n = ready.back();
+    Node* n = ready.back();
     ready.pop_back();
     TensorList outs = std::move(grads[n]);
     grads.erase(n);
     bool any = false;
     for (const Tensor& g : outs) any |= g.defined();
+    SINGA_CHECK(!n->released, Error,
+                "backward: " << n->op->name
+                             << " was already differentiated and its saved tensors freed; "
+                                "run the forward again to differentiate again");
     TensorList gin;  // no gradient reached this node: none leaves it either
     if (any) gin = n->op->backward(GradCtx(*n, outs), n->attrs.get());
+    // NOTE: as in torch, a node's saved tensors are freed once its backward
+    // ran, so activations do not outlive the step that needs them.
+    n->saved.clear();
+    n->saved.shrink_to_fit();
+    n->released = true;
     for (int i = 0; i < n->num_inputs; ++i) {
       const Tensor& x = n->inputs[i];
       if (!x.defined() || !x.requires_grad()) continue;
       const Tensor g = i < static_cast<int>(gin.size()) ? gin[i] : Tensor();
       if (g.defined()) CheckGrad(*n, i, g);
-      if (const Node* c = x.creator().get()) {
+      if (Node* c = x.creator().get()) {
         TensorList& slot = grads[c];
         slot.resize(c->num_outputs);
         if (g.defined()) slot[x.output_index()] = Accumulate(slot[x.output_index()], g);

@@ -1,6 +1,9 @@
 #include "singa/core/device.h"
 
+#include <algorithm>
 #include <new>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "singa/core/error.h"
 #include "singa/core/tensor.h"
@@ -36,13 +39,82 @@ void Device::SetRandSeed(uint64_t seed) const { runtime().rng().seed(seed); }
 std::mt19937_64& Device::rng() const { return runtime().rng(); }
 void Device::SetVerbosity(int level) const { runtime().verbosity = level; }
 
+size_t Device::PlanGraphMemory(std::span<const Tensor> keep) const {
+  return runtime().PlanGraphMemory(keep);
+}
+
+CaptureSuspendGuard::CaptureSuspendGuard(Device device)
+    : device_(device), was_(device.graph_enabled()) {
+  device_.EnableGraph(false);
+}
+CaptureSuspendGuard::~CaptureSuspendGuard() { device_.EnableGraph(was_); }
+
 void DeviceRuntime::RunGraph(bool) {
-  // Recorded order is a valid topological order; dependency-ordered replay
-  // with a memory plan comes with the training engine.
+  // One CPU stream: the recorded order is already a dependency order, so
+  // `sequential` changes nothing here.
   bool was = capturing_;
   capturing_ = false;
   for (Op& op : graph_) op.fn();
   capturing_ = was;
+}
+
+size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep) {
+  struct Life {
+    size_t first, last, bytes, offset = 0;
+  };
+  std::unordered_set<const Block*> kept;
+  for (const Tensor& t : keep)
+    if (t.defined()) kept.insert(t.block().get());
+  // The lifetime of every block the recording created, in op indices.
+  std::unordered_map<Block*, Life> lives;
+  std::vector<Block*> order;
+  for (size_t i = 0; i < graph_.size(); ++i) {
+    for (const auto* list : {&graph_[i].reads, &graph_[i].writes}) {
+      for (const auto& b : *list) {
+        if (b->allocated() || kept.count(b.get()) || b->dtype() == DType::kString) continue;
+        auto [it, inserted] = lives.try_emplace(b.get(), Life{i, i, b->size()});
+        it->second.last = i;
+        if (inserted) order.push_back(b.get());
+      }
+    }
+  }
+  // Greedy placement, largest first: the lowest offset that overlaps no
+  // placed block alive at the same time.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Block* a, Block* b) { return lives[a].bytes > lives[b].bytes; });
+  auto round = [](size_t n) {
+    return (n + MemPool::kAlignment - 1) / MemPool::kAlignment * MemPool::kAlignment;
+  };
+  std::vector<const Life*> placed;
+  size_t total = 0;
+  for (Block* b : order) {
+    Life& l = lives[b];
+    std::vector<std::pair<size_t, size_t>> busy;
+    for (const Life* p : placed)
+      if (p->first <= l.last && l.first <= p->last)
+        busy.emplace_back(p->offset, p->offset + round(p->bytes));
+    std::sort(busy.begin(), busy.end());
+    size_t offset = 0;
+    for (auto [lo, hi] : busy) {
+      if (offset + round(l.bytes) <= lo) break;
+      offset = std::max(offset, hi);
+    }
+    l.offset = offset;
+    total = std::max(total, offset + round(l.bytes));
+    placed.push_back(&l);
+  }
+  if (order.empty()) return 0;
+  void* base = pool_.Malloc(total);
+  std::shared_ptr<void> arena(base, [this, total](void* p) { pool_.Free(p, total); });
+  for (Block* b : order) b->Place(static_cast<char*>(base) + lives[b].offset, arena);
+  return total;
+}
+
+void Block::Place(void* ptr, std::shared_ptr<void> owner) {
+  SINGA_CHECK(!ptr_, Error, "Block::Place: the block is already allocated");
+  ptr_ = ptr;
+  owned_ = false;
+  owner_ = std::move(owner);
 }
 
 Block::Block(Device device, size_t bytes, DType dtype)

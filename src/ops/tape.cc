@@ -7,7 +7,13 @@ namespace singa {
 
 namespace {
 thread_local bool t_grad_enabled = true;
-}
+thread_local bool t_training = false;
+}  // namespace
+
+bool TrainingMode() { return t_training; }
+void SetTrainingMode(bool on) { t_training = on; }
+TrainingModeGuard::TrainingModeGuard(bool on) : prev_(t_training) { t_training = on; }
+TrainingModeGuard::~TrainingModeGuard() { t_training = prev_; }
 
 bool GradEnabled() { return t_grad_enabled; }
 void SetGradEnabled(bool enabled) { t_grad_enabled = enabled; }

@@ -48,7 +48,10 @@ def test_tensor_arguments():
     t = Tensor((4,), device.get_default_device(), tensor.int32, requires_grad=False,
                stores_grad=True, name="w")
     assert t.dtype == tensor.int32
-    assert t.requires_grad is False and t.stores_grad is True and t.name == "w"
+    # A tensor that stores its gradient (a parameter) requires one.
+    assert t.requires_grad is True and t.stores_grad is True and t.name == "w"
+    assert Tensor((2,), requires_grad=False).requires_grad is False
+    assert Tensor((2,)).requires_grad is True and Tensor((2,)).name is None
     assert Tensor(3).shape == (3,)
     assert Tensor().shape == () and Tensor().size() == 1
 

@@ -57,7 +57,12 @@ struct Device {
   void RunGraph(bool sequential = false) const;
   void ResetGraph() const;
   size_t graph_size() const;  // ops recorded
-  void Sync() const {}        // CPU ops complete before Exec returns
+  // Places the blocks the recorded graph creates (those not yet allocated)
+  // in one arena, sharing memory between blocks whose lifetimes in the
+  // recording do not overlap. Blocks of `keep` (results read after a replay)
+  // get memory of their own. Returns the arena's size in bytes.
+  size_t PlanGraphMemory(std::span<const Tensor> keep) const;
+  void Sync() const {}  // CPU ops complete before Exec returns
 
   void SetRandSeed(uint64_t seed) const;
   std::mt19937_64& rng() const;
@@ -82,7 +87,10 @@ class Block {
     return ptr_;
   }
   bool allocated() const { return ptr_ != nullptr || bytes_ == 0; }
+  // Backs an unallocated block with memory owned by `owner` (a graph's arena).
+  void Place(void* ptr, std::shared_ptr<void> owner);
   size_t size() const { return bytes_; }
+  DType dtype() const { return dtype_; }
   Device device() const { return device_; }
 
  private:
@@ -109,6 +117,7 @@ class DeviceRuntime {
   void EnableGraph(bool enable) { capturing_ = enable; }
   void RunGraph(bool sequential);
   void ResetGraph() { graph_.clear(); }
+  size_t PlanGraphMemory(std::span<const Tensor> keep);
   size_t graph_size() const { return graph_.size(); }
   std::mt19937_64& rng() { return rng_; }
   int verbosity = 0;
@@ -123,6 +132,21 @@ class DeviceRuntime {
 namespace internal {
 std::shared_ptr<Block> BlockOf(const Tensor& t);
 }
+
+// Runs the device's ops at once while alive, even during a graph capture: for
+// state created on a captured step that must not be re-created on every
+// replay (optimizer slots, say).
+class CaptureSuspendGuard {
+ public:
+  explicit CaptureSuspendGuard(Device device);
+  ~CaptureSuspendGuard();
+  CaptureSuspendGuard(const CaptureSuspendGuard&) = delete;
+  CaptureSuspendGuard& operator=(const CaptureSuspendGuard&) = delete;
+
+ private:
+  Device device_;
+  bool was_;
+};
 
 template <class F>
 void Device::Exec(F&& fn, std::span<const Tensor> reads, std::span<const Tensor> writes) const {

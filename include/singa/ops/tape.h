@@ -37,6 +37,22 @@ class NoGradGuard : public GradModeGuard {
   NoGradGuard() : GradModeGuard(false) {}
 };
 
+// Training mode: layers built on ops whose behaviour differs between training
+// and inference (Dropout, BatchNormalization) read it and pass the op its
+// training_mode; kernels never read it. Off by default (inference).
+bool TrainingMode();
+void SetTrainingMode(bool on);
+class TrainingModeGuard {
+ public:
+  explicit TrainingModeGuard(bool on);
+  ~TrainingModeGuard();
+  TrainingModeGuard(const TrainingModeGuard&) = delete;
+  TrainingModeGuard& operator=(const TrainingModeGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
 namespace autograd {
 
 // One recorded application of an op.
@@ -47,6 +63,7 @@ struct Node {
   TensorList saved;   // detached inputs then outputs: the values backward reads
   int num_inputs = 0;
   int num_outputs = 0;
+  bool released = false;  // backward ran and freed `saved`
 };
 
 }  // namespace autograd

@@ -1,0 +1,98 @@
+// Model: a Layer that trains (SINGA's model.Model). A subclass defines
+// Forward and TrainOneBatch; Compile initializes the parameters from
+// placeholder inputs; Call runs TrainOneBatch in training mode and Forward
+// otherwise. In graph mode the first call is captured through Device::Exec
+// and later calls replay the recording natively, with one memory plan.
+//
+//   class Net : public nn::Model {
+//     TensorList Forward(const TensorList& x) override { return (*fc_)(x); }
+//     TensorList TrainOneBatch(const TensorList& xy) override {
+//       Tensor out = Forward({xy[0]})[0];
+//       Tensor loss = nn::SoftmaxCrossEntropy(out, xy[1]);
+//       optimizer().BackwardAndUpdate(loss);
+//       return {out, loss};
+//     }
+//   };
+//   net.SetOptimizer(std::make_shared<opt::SGD>(opt::SGD::Options{.lr = 0.05}));
+//   net.Compile({x}, /*is_train=*/true, /*use_graph=*/true);
+//   for (...) { x.CopyFrom(batch); y.CopyFrom(labels); auto r = net.Call({x, y}); }
+//   net.SaveStates("net.states");
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "singa/nn/layer.h"
+#include "singa/opt/optimizer.h"
+
+namespace singa::nn {
+
+// A step captured once and replayed: Capture runs fn on `inputs` while the
+// inputs' device records, plans the memory of what it created, and runs the
+// recording once; Replay copies new inputs into the captured ones and runs
+// the recording again. Outputs are the same tensors after every run.
+class GraphStep {
+ public:
+  using Fn = std::function<TensorList(const TensorList&)>;
+  bool captured() const { return captured_; }
+  TensorList Capture(const TensorList& inputs, const Fn& fn, bool sequential);
+  TensorList Replay(const TensorList& inputs, bool sequential);
+  void Reset();
+  size_t arena_bytes() const { return arena_bytes_; }
+  size_t num_ops() const;
+
+ private:
+  bool captured_ = false;
+  Device device_;
+  TensorList inputs_, outputs_;
+  size_t arena_bytes_ = 0;
+};
+
+class Model : public Layer {
+ public:
+  // Initializes every layer by running Forward on `inputs` (their shapes
+  // matter, not their values), names all parameters and buffers by their
+  // dotted paths, and sets the training and graph modes.
+  void Compile(const TensorList& inputs, bool is_train = true, bool use_graph = false,
+               bool sequential = false);
+  // TrainOneBatch in training mode, Forward otherwise; captured on the first
+  // call and replayed afterwards in graph mode.
+  TensorList Call(const TensorList& inputs);
+  // Override with one training step; the default throws.
+  virtual TensorList TrainOneBatch(const TensorList& inputs);
+
+  void Train(bool mode = true) { training_ = mode; }
+  void Eval() { Train(false); }
+  bool training() const { return training_; }
+  // Switches graph mode; a change drops the captured steps.
+  void Graph(bool mode = true, bool sequential = false);
+  bool graph_mode() const { return use_graph_; }
+
+  void SetOptimizer(std::shared_ptr<opt::Optimizer> optimizer) {
+    optimizer_ = std::move(optimizer);
+  }
+  opt::Optimizer& optimizer();
+
+  // Writes the states (parameters and buffers) and `aux` (named tensors of
+  // the caller's) to `path` through a temporary file renamed into place, so
+  // an interrupted save leaves the previous file whole.
+  void SaveStates(const std::string& path, const TensorMap& aux = {}) const;
+  // Loads states saved by SaveStates; names, shapes and dtypes must match the
+  // model's (the error lists every difference). Returns the aux tensors.
+  TensorMap LoadStates(const std::string& path);
+
+  // The captured training step of graph mode (its size, its memory plan).
+  const GraphStep& train_step() const { return train_step_; }
+
+ private:
+  bool training_ = false, use_graph_ = false, sequential_ = false;
+  std::shared_ptr<opt::Optimizer> optimizer_;
+  GraphStep train_step_, eval_step_;
+};
+
+// The states file format of SaveStates: named dense tensors.
+void SaveTensors(const std::string& path, const TensorMap& tensors);
+TensorMap LoadTensors(const std::string& path);
+
+}  // namespace singa::nn

@@ -1,0 +1,415 @@
+"""singa.autograd: SINGA's autograd API over the C++ tape.
+
+    from singa import autograd, tensor
+    autograd.training = True                 # record ops; Dropout/BatchNorm train
+    w = tensor.Tensor((3, 2), stores_grad=True); w.gaussian(0, 0.1)
+    y = autograd.relu(autograd.matmul(x, w))
+    loss = autograd.mse_loss(y, t)
+    for p, g in autograd.backward(loss):     # (param, gradient) pairs
+        p -= 0.1 * g
+
+Every function runs registered ops (by their ONNX names) or a C++ loss made
+of ops; while `training` is on, each result remembers the op that made it
+(`Tensor.creator`) and `backward` walks these records back to the tensors
+marked `stores_grad`.
+"""
+import sys
+import types
+
+import numpy as np
+
+from . import _singa
+from .tensor import Tensor, _ct, _int64s, _op1, _to_dtype, _wrap
+
+_nn = _singa.nn
+
+
+class _AutogradModule(types.ModuleType):
+    """Makes `autograd.training` a switch of the C++ modes: recording for
+    backward (grad mode) and train-time behaviour (training mode)."""
+
+    @property
+    def training(self):
+        return _singa.training_mode()
+
+    @training.setter
+    def training(self, on):
+        on = bool(on)
+        _singa.set_training_mode(on)
+        _singa.set_grad_enabled(on)
+
+
+sys.modules[__name__].__class__ = _AutogradModule
+# SINGA's default: inference until a model (or the user) switches training on.
+_singa.set_training_mode(False)
+_singa.set_grad_enabled(False)
+
+
+def backward(y, dy=None):
+    """Yields (param, gradient) for every tensor marked stores_grad that y
+    depends on, in the order the gradients complete."""
+    pairs = _singa.backward(_ct(y), None if dy is None else _ct(dy))
+    for p, g in pairs:
+        yield _wrap(p), _wrap(g)
+
+
+def gradients(y, dy=None):
+    """{param: gradient} for every parameter y depends on (keys are Tensors
+    sharing the parameters' storage)."""
+    return dict(backward(y, dy))
+
+
+def _axes(axes):
+    return _int64s([axes] if isinstance(axes, int) else list(axes))
+
+
+# ---- activations ----------------------------------------------------------
+def relu(x):
+    return _op1("Relu", x)
+
+
+def leakyrelu(x, a=0.01):
+    return _op1("LeakyRelu", x, alpha=float(a))
+
+
+def elu(x, alpha=1.0):
+    return _op1("Elu", x, alpha=float(alpha))
+
+
+def selu(x, alpha=1.67326, gamma=1.0507):
+    return _op1("Selu", x, alpha=float(alpha), gamma=float(gamma))
+
+
+def prelu(x, slope):
+    return _op1("PRelu", x, slope)
+
+
+def sigmoid(x):
+    return _op1("Sigmoid", x)
+
+
+def hardsigmoid(x, alpha=0.2, gamma=0.5):
+    return _op1("HardSigmoid", x, alpha=float(alpha), beta=float(gamma))
+
+
+def softplus(x):
+    return _op1("Softplus", x)
+
+
+def softsign(x):
+    return _op1("Softsign", x)
+
+
+def tanh(x):
+    return _op1("Tanh", x)
+
+
+def softmax(x, axis=1):
+    return _op1("Softmax", x, axis=int(axis))
+
+
+# ---- arithmetic and math ----------------------------------------------------
+def add(a, b):
+    return _op1("Add", a, b)
+
+
+def sub(a, b):
+    return _op1("Sub", a, b)
+
+
+def mul(a, b):
+    return _op1("Mul", a, b)
+
+
+def div(a, b):
+    return _op1("Div", a, b)
+
+
+def pow(a, b):  # noqa: A001 - SINGA's name
+    return _op1("Pow", a, b)
+
+
+def matmul(a, b):
+    return _op1("MatMul", a, b)
+
+
+def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0):
+    inputs = [A, B] + ([C] if C is not None else [])
+    return _op1("Gemm", *inputs, alpha=float(alpha), beta=float(beta), transA=int(transA),
+                transB=int(transB))
+
+
+def add_bias(x, b, axis=0):
+    return _wrap(_nn.add_bias(_ct(x), _ct(b), axis))
+
+
+def _unary(name):
+    def fn(x):
+        return _op1(name, x)
+    fn.__name__ = name.lower()
+    fn.__doc__ = f"The ONNX {name} op, elementwise."
+    return fn
+
+
+identity = _unary("Identity")
+abs = _unary("Abs")  # noqa: A001 - SINGA's name
+exp = _unary("Exp")
+log = _unary("Log")
+sqrt = _unary("Sqrt")
+sign = _unary("Sign")
+negative = _unary("Neg")
+reciprocal = _unary("Reciprocal")
+ceil = _unary("Ceil")
+floor = _unary("Floor")
+rounde = _unary("Round")  # ONNX Round: half to even
+erf = _unary("Erf")
+cos, cosh, acos, acosh = _unary("Cos"), _unary("Cosh"), _unary("Acos"), _unary("Acosh")
+sin, sinh, asin, asinh = _unary("Sin"), _unary("Sinh"), _unary("Asin"), _unary("Asinh")
+tan, atan, atanh = _unary("Tan"), _unary("Atan"), _unary("Atanh")
+
+
+def round(x):  # noqa: A001 - SINGA's name
+    """Half away from zero (SINGA's round; rounde rounds half to even)."""
+    return mul(sign(x), floor(add(abs(x), _scalar(0.5, x))))
+
+
+def _scalar(v, like):
+    return Tensor(data=np.array(v, dtype=np.float64), dtype=_ct(like).dtype,
+                  device=_ct(like).device, requires_grad=False)
+
+
+def clip(x, min=None, max=None):  # noqa: A002 - SINGA's names
+    lo = None if min is None else _scalar(min, x)
+    hi = None if max is None else _scalar(max, x)
+    return _op1("Clip", x, lo, hi)
+
+
+def min(*xs):  # noqa: A001 - SINGA's name
+    return _op1("Min", *xs)
+
+
+def max(*xs):  # noqa: A001 - SINGA's name
+    return _op1("Max", *xs)
+
+
+def mean(*xs):
+    return _op1("Mean", *xs)
+
+
+def sum(*xs):  # noqa: A001 - SINGA's name
+    return _op1("Sum", *xs)
+
+
+def less(x, y):
+    return _op1("Less", x, y)
+
+
+def greater(x, y):
+    return _op1("Greater", x, y)
+
+
+def equal(x, y):
+    return _op1("Equal", x, y)
+
+
+def where(x, y, condition):
+    """condition ? x : y (SINGA's argument order)."""
+    return _op1("Where", condition, x, y)
+
+
+def cast(x, to):
+    return _op1("Cast", x, to=int(_to_dtype(to).value))
+
+
+def reduce_sum(x, axes=None, keepdims=1):
+    if axes is None:
+        return _op1("ReduceSum", x, keepdims=int(keepdims))
+    return _op1("ReduceSum", x, _axes(axes), keepdims=int(keepdims))
+
+
+def reduce_mean(x, axes=None, keepdims=1):
+    if axes is None:
+        return _op1("ReduceMean", x, keepdims=int(keepdims))
+    return _op1("ReduceMean", x, _axes(axes), keepdims=int(keepdims))
+
+
+# ---- shapes and data movement ---------------------------------------------
+def reshape(x, shape):
+    return _op1("Reshape", x, _int64s(list(shape)))
+
+
+def flatten(x, axis=1):
+    return _op1("Flatten", x, axis=int(axis))
+
+
+def transpose(x, shape=None):
+    if shape is None:
+        return _op1("Transpose", x)
+    return _op1("Transpose", x, perm=[int(a) for a in shape])
+
+
+def squeeze(x, axis=None):
+    if axis is None or (not isinstance(axis, int) and len(axis) == 0):
+        return _op1("Squeeze", x)
+    return _op1("Squeeze", x, _axes(axis))
+
+
+def unsqueeze(x, axis):
+    return _op1("Unsqueeze", x, _axes(axis))
+
+
+def cat(xs, axis=0):
+    return _op1("Concat", *xs, axis=int(axis))
+
+
+def split(x, axis, parts, num_output=None):
+    """Splits x along axis into pieces of the sizes in `parts` (or
+    num_output equal pieces when parts is None)."""
+    if parts is None:
+        outs = _singa.call_op("Split", [_ct(x)], {"axis": int(axis), "num_outputs": int(num_output)},
+                              _singa.LATEST_OPSET, int(num_output))
+    else:
+        outs = _singa.call_op("Split", [_ct(x), _int64s(list(parts))], {"axis": int(axis)},
+                              _singa.LATEST_OPSET, len(parts))
+    return tuple(_wrap(o) for o in outs)
+
+
+def slice(x, starts, ends, axes=None, steps=None):  # noqa: A001 - SINGA's name
+    args = [x, _int64s(starts), _int64s(ends)]
+    if axes is not None or steps is not None:
+        args.append(_int64s(axes if axes is not None else range(len(starts))))
+    if steps is not None:
+        args.append(_int64s(steps))
+    return _op1("Slice", *args)
+
+
+def gather(x, axis, indices):
+    if not isinstance(indices, Tensor):
+        indices = Tensor(data=np.asarray(indices, dtype=np.int64), requires_grad=False)
+    return _op1("Gather", x, indices, axis=int(axis))
+
+
+def scatter_elements(x, indices, updates, axis=0):
+    return _op1("ScatterElements", x, indices, updates, axis=int(axis))
+
+
+def tile(x, repeats):
+    return _op1("Tile", x, _int64s(list(repeats)))
+
+
+def expand(x, shape):
+    return _op1("Expand", x, _int64s(list(shape)))
+
+
+def pad(x, mode, pads, constant=0.0):
+    return _op1("Pad", x, _int64s(list(pads)), _scalar(constant, x), mode=str(mode))
+
+
+def upsample(x, mode, scales):
+    scales = Tensor(data=np.asarray(scales, dtype=np.float32), requires_grad=False)
+    return _op1("Resize", x, None, scales, mode=str(mode))
+
+
+def depth_to_space(x, blocksize, mode="DCR"):
+    return _op1("DepthToSpace", x, blocksize=int(blocksize), mode=str(mode))
+
+
+def space_to_depth(x, blocksize):
+    return _op1("SpaceToDepth", x, blocksize=int(blocksize))
+
+
+def onehot(axis, indices, depth, values):
+    depth = Tensor(data=np.asarray(depth, dtype=np.int64), requires_grad=False)
+    values = values if isinstance(values, Tensor) else Tensor(
+        data=np.asarray(values, dtype=np.float32), requires_grad=False)
+    return _op1("OneHot", indices, depth, values, axis=int(axis))
+
+
+def shape(x):
+    return _op1("Shape", x)
+
+
+def constant_of_shape(x, value=0.0):
+    v = Tensor(data=np.asarray([value], dtype=np.float32), requires_grad=False)
+    return _op1("ConstantOfShape", x, value=v.data)
+
+
+def nonzero(x):
+    return _op1("NonZero", x)
+
+
+# ---- neural-network ops ---------------------------------------------------
+def dropout(x, ratio=0.5):
+    """Drops elements with probability `ratio` in training mode (scaling
+    the rest by 1 / (1 - ratio)); the identity otherwise."""
+    if not _singa.training_mode() or ratio == 0:
+        return x
+    r = Tensor(data=np.array(ratio, np.float32), requires_grad=False)
+    on = Tensor(data=np.array(True), requires_grad=False)
+    return _op1("Dropout", x, r, on)
+
+
+def conv2d(x, W, b=None, stride=1, padding=0, dilation=1, group=1):
+    pair = (lambda v: [int(v)] * 2 if isinstance(v, int) else [int(a) for a in v])
+    pads = pair(padding)
+    inputs = [x, W] + ([b] if b is not None else [])
+    return _op1("Conv", *inputs, strides=pair(stride), pads=pads + pads,
+                dilations=pair(dilation), group=int(group))
+
+
+def batchnorm_2d(x, scale, bias, running_mean, running_var, momentum=0.9, epsilon=1e-5):
+    """Batch statistics (updating the running ones in place) in training
+    mode, the running statistics otherwise."""
+    train = _singa.training_mode()
+    outs = _singa.call_op(
+        "BatchNormalization", [_ct(x), _ct(scale), _ct(bias), _ct(running_mean), _ct(running_var)],
+        {"epsilon": float(epsilon), "momentum": float(momentum), "training_mode": int(train)},
+        _singa.LATEST_OPSET, 3 if train else 1)
+    if train:
+        _ct(running_mean).copy_from(outs[1])
+        _ct(running_var).copy_from(outs[2])
+    return _wrap(outs[0])
+
+
+def pooling_2d(x, kernel_size, stride=None, padding=0, is_max=True):
+    pair = (lambda v: [int(v)] * 2 if isinstance(v, int) else [int(a) for a in v])
+    pads = pair(padding)
+    return _op1("MaxPool" if is_max else "AveragePool", x, kernel_shape=pair(kernel_size),
+                strides=pair(stride if stride is not None else kernel_size), pads=pads + pads)
+
+
+def globalaveragepool(x, data_format="channels_first"):
+    if data_format == "channels_last":
+        x = transpose(x, [0, x.ndim() - 1] + list(range(1, x.ndim() - 1)))
+    return _op1("GlobalAveragePool", x)
+
+
+def embedding(x, w):
+    return _op1("Gather", w, x)
+
+
+def cossim(a, b):
+    return _wrap(_nn.cossim(_ct(a), _ct(b)))
+
+
+# ---- losses (shape (1,), as SINGA's) --------------------------------------
+def softmax_cross_entropy(x, t):
+    """Mean over the batch of the cross entropy of softmax(x) and t, where t
+    holds class indices or one-hot rows."""
+    return _wrap(_nn.softmax_cross_entropy(_ct(x), _ct(t)))
+
+
+def cross_entropy(y, t):
+    return _wrap(_nn.cross_entropy(_ct(y), _ct(t)))
+
+
+def binary_cross_entropy(x, t):
+    return _wrap(_nn.binary_cross_entropy(_ct(x), _ct(t)))
+
+
+def mse_loss(x, t):
+    return _wrap(_nn.mse_loss(_ct(x), _ct(t)))
+
+
+def ranking_loss(pos, neg, M=0.2):
+    return _wrap(_nn.ranking_loss(_ct(pos), _ct(neg), float(M)))

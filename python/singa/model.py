@@ -1,0 +1,156 @@
+"""singa.model: SINGA's Model.
+
+    class CNN(model.Model):
+        def __init__(self):
+            super().__init__()
+            self.conv = layer.Conv2d(16, 3, padding=1)
+            self.flat = layer.Flatten()
+            self.fc = layer.Linear(10)
+        def forward(self, x):
+            return self.fc(self.flat(autograd.relu(self.conv(x))))
+        def train_one_batch(self, x, y):
+            out = self.forward(x)
+            loss = autograd.softmax_cross_entropy(out, y)
+            self.optimizer.backward_and_update(loss)
+            return out, loss
+        def set_optimizer(self, optimizer):
+            self.optimizer = optimizer
+
+    m = CNN(); m.set_optimizer(opt.SGD(lr=0.05, momentum=0.9))
+    m.compile([tx], is_train=True, use_graph=True, sequential=False)
+    out, loss = m(tx, ty)                    # train_one_batch, captured once, then replayed
+
+In graph mode the first call of a mode (training or inference) is captured
+by the C++ device and later calls replay it natively: no Python runs, and
+the tensors returned are the same objects, holding the new results. New
+inputs are copied into the captured ones; a different shape needs graph
+mode switched off or recompiled.
+"""
+import os
+
+from . import _singa
+from . import autograd
+from . import layer
+from .tensor import Tensor, _ct, _wrap
+
+_nn = _singa.nn
+
+
+class Model(layer.Layer):
+
+    def __init__(self):
+        super().__init__()
+        self.__dict__.update(training=False, graph_mode=False, sequential=False,
+                             _steps={True: _nn.GraphStep(), False: _nn.GraphStep()},
+                             _results={})
+
+    def compile(self, inputs, is_train=True, use_graph=False, sequential=False):
+        """Initializes every layer with a forward pass over `inputs`
+        (placeholders: their shapes matter), names the parameters by their
+        dotted paths and sets the modes."""
+        was = autograd.training
+        autograd.training = False
+        try:
+            self(*inputs)
+        finally:
+            autograd.training = was
+        self._name_tensors()
+        self.train(is_train)
+        self.graph(use_graph, sequential)
+
+    def train(self, mode=True):
+        self.__dict__["training"] = bool(mode)
+        autograd.training = bool(mode)
+
+    def eval(self):
+        self.train(False)
+
+    def graph(self, mode=True, sequential=False):
+        if bool(mode) != self.graph_mode or bool(sequential) != self.sequential:
+            for step in self._steps.values():
+                step.reset()
+            self._results.clear()
+        self.__dict__.update(graph_mode=bool(mode), sequential=bool(sequential))
+
+    def train_one_batch(self, *x, **kw):
+        raise NotImplementedError(f"{type(self).__name__}.train_one_batch is not defined")
+
+    def __call__(self, *x, **kw):
+        if not self._initialized:
+            return super().__call__(*x, **kw)
+        autograd.training = self.training
+        fn = self.train_one_batch if self.training else self.forward
+        if not self.graph_mode:
+            return fn(*x, **kw)
+        # Tensors are the graph's inputs; other arguments are fixed at capture.
+        tensors = [t for t in x if isinstance(t, Tensor)]
+        step = self._steps[self.training]
+        if step.captured:
+            step.replay([_ct(t) for t in tensors], self.sequential)
+            return self._results[self.training]
+
+        template = []
+
+        def run(cts):
+            it = iter(cts)
+            args = [_wrap(next(it)) if isinstance(a, Tensor) else a for a in x]
+            out = fn(*args, **kw)
+            template.append(out)
+            return [_ct(t) for t in _flatten(out)]
+
+        outs = step.capture([_ct(t) for t in tensors], run, self.sequential)
+        result = _rebuild(template[0], iter([_wrap(o) for o in outs]))
+        self._results[self.training] = result
+        return result
+
+    def save_states(self, fpath, aux_states={}):  # noqa: B006 - SINGA's signature
+        """Writes parameters, buffers and `aux_states` (name -> Tensor or
+        array) to fpath through a temporary file renamed into place."""
+        tensors = {k: _ct(v) for k, v in self.get_states().items()}
+        for k, v in aux_states.items():
+            v = v if isinstance(v, Tensor) else Tensor(data=v, requires_grad=False)
+            tensors["aux:" + k] = _ct(v)
+        _nn.save_tensors(os.fspath(fpath), tensors)
+
+    def load_states(self, fpath):
+        """Loads what save_states wrote; names, shapes and dtypes must match.
+        Returns the aux states (name -> Tensor)."""
+        loaded = _nn.load_tensors(os.fspath(fpath))
+        states = {k: v for k, v in loaded.items() if not k.startswith("aux:")}
+        aux = {k[4:]: _wrap(v) for k, v in loaded.items() if k.startswith("aux:")}
+        mine = self.get_states()
+        problems = []
+        for k, t in mine.items():
+            if k not in states:
+                problems.append(f"missing in the file: {k} {tuple(t.shape)}")
+            elif tuple(states[k].shape) != tuple(t.shape) or states[k].dtype != t.dtype:
+                problems.append(f"{k}: the model has {_singa.dtype_name(t.dtype)}"
+                                f"{list(t.shape)}, the file {_singa.dtype_name(states[k].dtype)}"
+                                f"{list(states[k].shape)}")
+        problems += [f"not in the model: {k}" for k in states if k not in mine]
+        if problems:
+            raise ValueError(f"load_states: {fpath!r} does not match the model:\n  " +
+                             "\n  ".join(problems))
+        for k, t in mine.items():
+            t.data.copy_from(states[k])
+        return aux
+
+
+def _flatten(out):
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flatten(o)]
+    if out is None:
+        return []
+    raise TypeError(f"graph mode: a step must return Tensors (or lists of them), got "
+                    f"{type(out).__name__}")
+
+
+def _rebuild(template, tensors):
+    """template's structure with its Tensors taken in order from `tensors`."""
+    if isinstance(template, Tensor):
+        return next(tensors)
+    if isinstance(template, (list, tuple)):
+        return type(template)(_rebuild(t, tensors) for t in template)
+    return template

@@ -1,0 +1,119 @@
+#include "singa/nn/functional.h"
+
+namespace singa::nn {
+
+namespace {
+
+// Reshapes a 0-d loss to SINGA's {1}.
+Tensor AsLoss(const Tensor& scalar) { return Op("Reshape", {scalar, Ints({1})}); }
+
+Tensor BatchMean(const Tensor& per_sample_sum, int64_t batch) {
+  return AsLoss(
+      Op("Div", {per_sample_sum, ScalarLike(static_cast<double>(batch), per_sample_sum)}));
+}
+
+void CheckSameShape(const char* fn, const Tensor& a, const Tensor& b) {
+  SINGA_CHECK(
+      a.shape() == b.shape(), ShapeError,
+      fn << ": the inputs must have one shape, got " << a.ToString() << " and " << b.ToString());
+}
+
+int64_t BatchOf(const char* fn, const Tensor& x) {
+  SINGA_CHECK(x.ndim() >= 1, ShapeError,
+              fn << ": input must have a batch axis, got " << x.ToString());
+  return x.dim(0);
+}
+
+}  // namespace
+
+Tensor Op(std::string_view name, std::initializer_list<Tensor> inputs, const AttrMap& attrs) {
+  return CallOp(name, inputs, attrs)[0];
+}
+
+Tensor ScalarLike(double value, const Tensor& like) {
+  return Tensor::Full({}, value, like.dtype(), like.device());
+}
+
+Tensor Ints(const std::vector<int64_t>& values, Device device) {
+  return Tensor::FromVector<int64_t>({static_cast<int64_t>(values.size())}, values, device);
+}
+
+Tensor OneHotLabels(const Tensor& labels, int64_t depth, DType dtype) {
+  SINGA_CHECK(IsInteger(labels.dtype()), DTypeError,
+              "one-hot labels: labels must be integers, got " << labels.ToString());
+  std::vector<int64_t> classes(depth);
+  for (int64_t i = 0; i < depth; ++i) classes[i] = i;
+  Tensor ids = Op("Cast", {labels}, {{"to", static_cast<int64_t>(DType::kInt64)}});
+  Tensor eq = Op("Equal", {Op("Unsqueeze", {ids, Ints({-1})}), Ints(classes, labels.device())});
+  return Op("Cast", {eq}, {{"to", static_cast<int64_t>(dtype)}});
+}
+
+Tensor SoftmaxCrossEntropy(const Tensor& x, const Tensor& t) {
+  const int64_t batch = BatchOf("softmax_cross_entropy", x);
+  Tensor target = t;
+  if (IsInteger(t.dtype())) {
+    Shape want(x.shape().begin(), x.shape().end() - 1);
+    Shape got = t.shape();
+    // SINGA also takes labels of shape [N, 1].
+    if (got.size() == want.size() + 1 && got.back() == 1) got.pop_back();
+    SINGA_CHECK(got == want, ShapeError,
+                "softmax_cross_entropy: labels " << t.ToString() << " do not match scores "
+                                                 << x.ToString());
+    target = OneHotLabels(t.Reshape(want), x.dim(-1), x.dtype());
+  } else {
+    CheckSameShape("softmax_cross_entropy", x, t);
+  }
+  Tensor logp = Op("LogSoftmax", {x}, {{"axis", int64_t{-1}}});
+  Tensor total = Op("ReduceSum", {Op("Mul", {target, logp})}, {{"keepdims", int64_t{0}}});
+  return BatchMean(Op("Neg", {total}), batch);
+}
+
+Tensor CrossEntropy(const Tensor& p, const Tensor& t) {
+  const int64_t batch = BatchOf("cross_entropy", p);
+  Tensor target = IsInteger(t.dtype()) ? OneHotLabels(t, p.dim(-1), p.dtype()) : t;
+  CheckSameShape("cross_entropy", p, target);
+  Tensor total = Op("ReduceSum", {Op("Mul", {target, Op("Log", {p})})}, {{"keepdims", int64_t{0}}});
+  return BatchMean(Op("Neg", {total}), batch);
+}
+
+Tensor BinaryCrossEntropy(const Tensor& p, const Tensor& t) {
+  CheckSameShape("binary_cross_entropy", p, t);
+  const int64_t batch = BatchOf("binary_cross_entropy", p);
+  Tensor one = ScalarLike(1.0, p);
+  Tensor pos = Op("Mul", {t, Op("Log", {p})});
+  Tensor neg = Op("Mul", {Op("Sub", {one, t}), Op("Log", {Op("Sub", {one, p})})});
+  Tensor total = Op("ReduceSum", {Op("Add", {pos, neg})}, {{"keepdims", int64_t{0}}});
+  return BatchMean(Op("Neg", {total}), batch);
+}
+
+Tensor MseLoss(const Tensor& x, const Tensor& t) {
+  CheckSameShape("mse_loss", x, t);
+  Tensor d = Op("Sub", {x, t});
+  return AsLoss(Op("ReduceMean", {Op("Mul", {d, d})}, {{"keepdims", int64_t{0}}}));
+}
+
+Tensor RankingLoss(const Tensor& pos, const Tensor& neg, double margin) {
+  CheckSameShape("ranking_loss", pos, neg);
+  Tensor gap = Op("Sub", {ScalarLike(margin, pos), Op("Sub", {pos, neg})});
+  return AsLoss(Op("ReduceMean", {Op("Relu", {gap})}, {{"keepdims", int64_t{0}}}));
+}
+
+Tensor CosSim(const Tensor& a, const Tensor& b) {
+  CheckSameShape("cossim", a, b);
+  SINGA_CHECK(a.ndim() == 2, ShapeError, "cossim: inputs must be [N, D], got " << a.ToString());
+  AttrMap last = {{"keepdims", int64_t{0}}};
+  Tensor axis = Ints({1});
+  Tensor dot = Op("ReduceSum", {Op("Mul", {a, b}), axis}, last);
+  Tensor na = Op("ReduceL2", {a, axis}, last);
+  Tensor nb = Op("ReduceL2", {b, axis}, last);
+  return Op("Div", {dot, Op("Mul", {na, nb})});
+}
+
+Tensor AddBias(const Tensor& x, const Tensor& b, int axis) {
+  SINGA_CHECK(x.ndim() == 2 && b.ndim() == 1 && (axis == 0 || axis == 1), ShapeError,
+              "add_bias: x must be 2-D, b 1-D and axis 0 or 1, got x " << x.ToString() << ", b "
+                                                                       << b.ToString());
+  return Op("Add", {x, axis == 0 ? b : Op("Unsqueeze", {b, Ints({1})})});
+}
+
+}  // namespace singa::nn

@@ -1,0 +1,237 @@
+#include "singa/nn/model.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "singa/ops/tape.h"
+
+namespace singa::nn {
+
+// ---- GraphStep ----------------------------------------------------------
+
+TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn, bool sequential) {
+  SINGA_CHECK(!inputs.empty() && inputs[0].defined(), Error, "graph mode: a step needs inputs");
+  Reset();
+  device_ = inputs[0].device();
+  SINGA_CHECK(!device_.graph_enabled(), Error,
+              "graph mode: " << device_.ToString() << " is already capturing a graph");
+  device_.ResetGraph();
+  device_.EnableGraph(true);
+  TensorList outputs;
+  try {
+    outputs = fn(inputs);
+  } catch (...) {
+    device_.EnableGraph(false);
+    device_.ResetGraph();
+    throw;
+  }
+  device_.EnableGraph(false);
+  // The results stand for the step, not for the tape of its first run.
+  for (Tensor& t : outputs)
+    if (t.defined()) t = t.Detach();
+  inputs_ = inputs;
+  outputs_ = outputs;
+  arena_bytes_ = device_.PlanGraphMemory(outputs_);
+  captured_ = true;
+  device_.RunGraph(sequential);
+  return outputs_;
+}
+
+TensorList GraphStep::Replay(const TensorList& inputs, bool sequential) {
+  SINGA_CHECK(captured_, Error, "graph mode: no step was captured");
+  SINGA_CHECK(inputs.size() == inputs_.size(), Error,
+              "graph mode: the step was captured with " << inputs_.size() << " inputs, got "
+                                                        << inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].block() == inputs_[i].block() && inputs[i].offset() == inputs_[i].offset())
+      continue;
+    SINGA_CHECK(inputs[i].shape() == inputs_[i].shape() && inputs[i].dtype() == inputs_[i].dtype(),
+                ShapeError,
+                "graph mode: input " << i << " is " << inputs[i].ToString()
+                                     << " but the step was captured with " << inputs_[i].ToString()
+                                     << "; turn graph mode off (or on again) to recapture");
+    inputs_[i].CopyFrom(inputs[i]);
+  }
+  device_.RunGraph(sequential);
+  return outputs_;
+}
+
+void GraphStep::Reset() {
+  if (captured_) device_.ResetGraph();
+  captured_ = false;
+  inputs_.clear();
+  outputs_.clear();
+  arena_bytes_ = 0;
+}
+
+size_t GraphStep::num_ops() const { return captured_ ? device_.graph_size() : 0; }
+
+// ---- Model --------------------------------------------------------------
+
+void Model::Compile(const TensorList& inputs, bool is_train, bool use_graph, bool sequential) {
+  {
+    NoGradGuard no_grad;
+    TrainingModeGuard mode(false);
+    (*this)(inputs);
+  }
+  NameTensors();
+  training_ = is_train;
+  Graph(use_graph, sequential);
+}
+
+TensorList Model::Call(const TensorList& inputs) {
+  GradModeGuard grad(training_);
+  TrainingModeGuard mode(training_);
+  auto run = [this](const TensorList& x) { return training_ ? TrainOneBatch(x) : (*this)(x); };
+  if (!use_graph_) return run(inputs);
+  GraphStep& step = training_ ? train_step_ : eval_step_;
+  if (!step.captured()) return step.Capture(inputs, run, sequential_);
+  return step.Replay(inputs, sequential_);
+}
+
+TensorList Model::TrainOneBatch(const TensorList&) {
+  throw Error("Model: TrainOneBatch is not defined; override it to train");
+}
+
+void Model::Graph(bool mode, bool sequential) {
+  if (mode != use_graph_ || sequential != sequential_) {
+    train_step_.Reset();
+    eval_step_.Reset();
+  }
+  use_graph_ = mode;
+  sequential_ = sequential;
+}
+
+opt::Optimizer& Model::optimizer() {
+  SINGA_CHECK(optimizer_ != nullptr, Error, "Model: no optimizer set (call SetOptimizer)");
+  return *optimizer_;
+}
+
+namespace {
+constexpr char kAuxPrefix[] = "aux:";
+}
+
+void Model::SaveStates(const std::string& path, const TensorMap& aux) const {
+  TensorMap all = GetStates();
+  for (auto& [k, v] : aux) all[kAuxPrefix + k] = v;
+  SaveTensors(path, all);
+}
+
+TensorMap Model::LoadStates(const std::string& path) {
+  TensorMap file = LoadTensors(path), states, aux;
+  for (auto& [k, v] : file) {
+    if (k.rfind(kAuxPrefix, 0) == 0)
+      aux[k.substr(sizeof(kAuxPrefix) - 1)] = v;
+    else
+      states[k] = v;
+  }
+  const TensorMap mine = GetStates();
+  std::ostringstream diff;
+  for (auto& [k, v] : mine) {
+    auto it = states.find(k);
+    if (it == states.end())
+      diff << "\n  missing in the file: " << k << " " << v.ToString();
+    else if (it->second.shape() != v.shape() || it->second.dtype() != v.dtype())
+      diff << "\n  " << k << ": the model has " << v.ToString() << ", the file "
+           << it->second.ToString();
+  }
+  for (auto& [k, v] : states)
+    if (!mine.count(k)) diff << "\n  not in the model: " << k << " " << v.ToString();
+  SINGA_CHECK(diff.str().empty(), IOError,
+              "load_states: '" << path << "' does not match the model:" << diff.str());
+  SetStates(states);
+  return aux;
+}
+
+// ---- the states file ----------------------------------------------------
+// "SINGAST1", a uint64 count, then per tensor: uint32 name length, name,
+// int32 dtype (ONNX code), uint32 rank, int64 dims, uint64 byte count, data.
+
+namespace {
+constexpr char kMagic[8] = {'S', 'I', 'N', 'G', 'A', 'S', 'T', '1'};
+
+template <class T>
+void Put(std::ostream& os, T v) {
+  os.write(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+template <class T>
+T Get(std::istream& is, const std::string& path) {
+  T v{};
+  is.read(reinterpret_cast<char*>(&v), sizeof(T));
+  SINGA_CHECK(is.good(), IOError, "load_states: '" << path << "' is truncated");
+  return v;
+}
+}  // namespace
+
+void SaveTensors(const std::string& path, const TensorMap& tensors) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+    SINGA_CHECK(os.good(), IOError, "save_states: cannot write '" << tmp << "'");
+    os.write(kMagic, sizeof(kMagic));
+    Put<uint64_t>(os, tensors.size());
+    for (auto& [name, t] : tensors) {
+      SINGA_CHECK(t.dtype() != DType::kString, DTypeError,
+                  "save_states: '" << name << "' is a string tensor");
+      Tensor c = t.Contiguous();
+      Put<uint32_t>(os, static_cast<uint32_t>(name.size()));
+      os.write(name.data(), static_cast<std::streamsize>(name.size()));
+      Put<int32_t>(os, static_cast<int32_t>(c.dtype()));
+      Put<uint32_t>(os, static_cast<uint32_t>(c.ndim()));
+      for (int64_t d : c.shape()) Put<int64_t>(os, d);
+      Put<uint64_t>(os, c.nbytes());
+      if (c.nbytes())
+        os.write(static_cast<const char*>(c.raw_data()), static_cast<std::streamsize>(c.nbytes()));
+    }
+    os.flush();
+    SINGA_CHECK(os.good(), IOError, "save_states: writing '" << tmp << "' failed");
+  }
+  SINGA_CHECK(
+      std::rename(tmp.c_str(), path.c_str()) == 0, IOError,
+      "save_states: cannot rename '" << tmp << "' to '" << path << "': " << std::strerror(errno));
+}
+
+TensorMap LoadTensors(const std::string& path) {
+  std::ifstream is(path, std::ios::binary);
+  SINGA_CHECK(is.good(), IOError, "load_states: cannot open '" << path << "'");
+  char magic[sizeof(kMagic)] = {};
+  is.read(magic, sizeof(magic));
+  SINGA_CHECK(is.good() && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0, IOError,
+              "load_states: '" << path << "' is not a singa states file");
+  const auto count = Get<uint64_t>(is, path);
+  TensorMap out;
+  for (uint64_t i = 0; i < count; ++i) {
+    const auto len = Get<uint32_t>(is, path);
+    SINGA_CHECK(len < (1u << 20), IOError,
+                "load_states: '" << path << "' is corrupt (name length)");
+    std::string name(len, '\0');
+    is.read(name.data(), len);
+    const auto code = Get<int32_t>(is, path);
+    SINGA_CHECK(code > 0 && code < kNumDTypes && code != static_cast<int32_t>(DType::kString),
+                IOError, "load_states: '" << path << "' is corrupt (dtype of '" << name << "')");
+    const auto rank = Get<uint32_t>(is, path);
+    SINGA_CHECK(rank <= 64, IOError,
+                "load_states: '" << path << "' is corrupt (rank of '" << name << "')");
+    Shape shape(rank);
+    for (auto& d : shape) {
+      d = Get<int64_t>(is, path);
+      SINGA_CHECK(d >= 0, IOError,
+                  "load_states: '" << path << "' is corrupt (shape of '" << name << "')");
+    }
+    Tensor t(shape, static_cast<DType>(code));
+    const auto bytes = Get<uint64_t>(is, path);
+    SINGA_CHECK(bytes == t.nbytes(), IOError,
+                "load_states: '" << path << "' is corrupt (size of '" << name << "')");
+    if (bytes) {
+      is.read(static_cast<char*>(t.raw_data()), static_cast<std::streamsize>(bytes));
+      SINGA_CHECK(is.good(), IOError, "load_states: '" << path << "' is truncated");
+    }
+    out[name] = t;
+  }
+  return out;
+}
+
+}  // namespace singa::nn
