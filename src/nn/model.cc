@@ -166,32 +166,45 @@ T Get(std::istream& is, const std::string& path) {
 }
 }  // namespace
 
+namespace {
+void WriteTensors(std::ostream& os, const std::string& path, const TensorMap& tensors) {
+  os.write(kMagic, sizeof(kMagic));
+  Put<uint64_t>(os, tensors.size());
+  for (auto& [name, t] : tensors) {
+    SINGA_CHECK(t.dtype() != DType::kString, DTypeError,
+                "save_states: '" << name << "' is a string tensor");
+    Tensor c = t.Contiguous();
+    Put<uint32_t>(os, static_cast<uint32_t>(name.size()));
+    os.write(name.data(), static_cast<std::streamsize>(name.size()));
+    Put<int32_t>(os, static_cast<int32_t>(c.dtype()));
+    Put<uint32_t>(os, static_cast<uint32_t>(c.ndim()));
+    for (int64_t d : c.shape()) Put<int64_t>(os, d);
+    Put<uint64_t>(os, c.nbytes());
+    if (c.nbytes())
+      os.write(static_cast<const char*>(c.raw_data()), static_cast<std::streamsize>(c.nbytes()));
+  }
+  os.flush();
+  SINGA_CHECK(os.good(), IOError, "save_states: writing '" << path << "' failed");
+}
+}  // namespace
+
 void SaveTensors(const std::string& path, const TensorMap& tensors) {
+  // Written beside the target and renamed over it: a failed or interrupted
+  // save leaves the previous file as it was.
   const std::string tmp = path + ".tmp";
-  {
+  try {
     std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
     SINGA_CHECK(os.good(), IOError, "save_states: cannot write '" << tmp << "'");
-    os.write(kMagic, sizeof(kMagic));
-    Put<uint64_t>(os, tensors.size());
-    for (auto& [name, t] : tensors) {
-      SINGA_CHECK(t.dtype() != DType::kString, DTypeError,
-                  "save_states: '" << name << "' is a string tensor");
-      Tensor c = t.Contiguous();
-      Put<uint32_t>(os, static_cast<uint32_t>(name.size()));
-      os.write(name.data(), static_cast<std::streamsize>(name.size()));
-      Put<int32_t>(os, static_cast<int32_t>(c.dtype()));
-      Put<uint32_t>(os, static_cast<uint32_t>(c.ndim()));
-      for (int64_t d : c.shape()) Put<int64_t>(os, d);
-      Put<uint64_t>(os, c.nbytes());
-      if (c.nbytes())
-        os.write(static_cast<const char*>(c.raw_data()), static_cast<std::streamsize>(c.nbytes()));
-    }
-    os.flush();
-    SINGA_CHECK(os.good(), IOError, "save_states: writing '" << tmp << "' failed");
+    WriteTensors(os, tmp, tensors);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
   }
-  SINGA_CHECK(
-      std::rename(tmp.c_str(), path.c_str()) == 0, IOError,
-      "save_states: cannot rename '" << tmp << "' to '" << path << "': " << std::strerror(errno));
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw IOError("save_states: cannot rename '" + tmp + "' to '" + path + "': " + why);
+  }
 }
 
 TensorMap LoadTensors(const std::string& path) {

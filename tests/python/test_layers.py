@@ -1,0 +1,194 @@
+"""Layers: SINGA's construction and naming rules, and outputs and gradients
+against torch.nn/torch.autograd with the same weights (torch is an oracle)."""
+import numpy as np
+import pytest
+import torch
+
+from singa import autograd, layer, tensor
+
+# NOTE: float32 forward and backward through different kernels (oneDNN vs
+# torch's); sums over up to a few hundred terms.
+RTOL, ATOL = 1e-4, 1e-5
+
+
+@pytest.fixture(autouse=True)
+def _training():
+    autograd.training = True
+    yield
+    autograd.training = False
+
+
+def _t(a, **kw):
+    return tensor.Tensor(data=np.asarray(a), dtype=tensor.from_numpy(np.asarray(a)).dtype, **kw)
+
+
+def _np(t):
+    return tensor.to_numpy(t)
+
+
+def _check_grads(ours, loss, torch_params, names):
+    """Backward from `loss` (ours) against torch grads of the named params."""
+    grads = {p.name: _np(g) for p, g in autograd.backward(loss)}
+    for name, tp in zip(names, torch_params):
+        assert name in grads, f"no gradient for {name}; got {sorted(grads)}"
+        np.testing.assert_allclose(grads[name], tp.grad.numpy(), rtol=RTOL, atol=ATOL,
+                                   err_msg=name)
+
+
+def _name(l):
+    for k, p in l.get_params().items():
+        p.name = k
+
+
+def test_linear_forms_and_grads():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    l1, l2 = layer.Linear(3), layer.Linear(5, 3)
+    for l in (l1, l2):
+        y = l(_t(x))
+        assert y.shape == (4, 3)
+        assert set(l.get_params()) == {"W", "b"} and l.get_params()["W"].shape == (5, 3)
+    with pytest.raises(ValueError, match="Linear"):
+        l2(_t(np.zeros((4, 6), np.float32)))
+    _name(l1)
+    ref = torch.nn.Linear(5, 3)
+    with torch.no_grad():
+        ref.weight.copy_(torch.from_numpy(_np(l1.get_params()["W"]).T))
+        ref.bias.copy_(torch.from_numpy(rng.standard_normal(3).astype(np.float32)))
+    l1.set_params({"b": ref.bias.detach().numpy()})
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    y = l1(_t(x))
+    np.testing.assert_allclose(_np(y), ref(torch.from_numpy(x)).detach().numpy(), rtol=RTOL,
+                               atol=ATOL)
+    (ref(torch.from_numpy(x)) * torch.from_numpy(w)).sum().backward()
+    loss = autograd.reduce_sum(autograd.mul(y, _t(w)), keepdims=0)
+    grads = {p.name: _np(g) for p, g in autograd.backward(loss)}
+    np.testing.assert_allclose(grads["W"], ref.weight.grad.numpy().T, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(grads["b"], ref.bias.grad.numpy(), rtol=RTOL, atol=ATOL)
+
+
+def test_linear_on_3d_input():
+    l = layer.Linear(6)
+    assert l(_t(np.ones((2, 3, 4), np.float32))).shape == (2, 3, 6)
+
+
+def test_embedding():
+    e = layer.Embedding(10, 4)
+    idx = np.array([[1, 2], [9, 1]], np.int64)
+    y = e(_t(idx))
+    w = _np(e.get_params()["W"])
+    np.testing.assert_array_equal(_np(y), w[idx])
+    _name(e)
+    loss = autograd.reduce_sum(y, keepdims=0)
+    (p, g), = list(autograd.backward(loss))
+    expect = np.zeros_like(w)
+    np.add.at(expect, idx, 1.0)
+    np.testing.assert_allclose(_np(g), expect)
+
+
+def _copy_rnn(ours, ref):
+    with torch.no_grad():
+        for name, p in ref.named_parameters():
+            p.copy_(torch.from_numpy(_np(ours.get_params()[name])))
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM"])
+@pytest.mark.parametrize("cfg", [
+    dict(),
+    dict(num_layers=2),
+    dict(bidirectional=True),
+    dict(batch_first=True, num_layers=2, bidirectional=True),
+], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()) or "default")
+def test_recurrent_matches_torch(kind, cfg):
+    rng = np.random.default_rng(1)
+    T, N, I, H = 4, 3, 5, 6
+    shape = (N, T, I) if cfg.get("batch_first") else (T, N, I)
+    x = rng.standard_normal(shape).astype(np.float32)
+    ours = getattr(layer, kind)(I, H, **cfg)
+    ref = getattr(torch.nn, kind)(I, H, **cfg)
+    y, state = ours(_t(x, requires_grad=False))
+    _name(ours)
+    _copy_rnn(ours, ref)
+    y, state = ours(_t(x, requires_grad=False))
+    ty, tstate = ref(torch.from_numpy(x))
+    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=RTOL, atol=ATOL)
+    h = state[0] if kind == "LSTM" else state
+    th = tstate[0] if kind == "LSTM" else tstate
+    np.testing.assert_allclose(_np(h), th.detach().numpy(), rtol=RTOL, atol=ATOL)
+    w = rng.standard_normal(ty.shape).astype(np.float32)
+    (ty * torch.from_numpy(w)).sum().backward()
+    loss = autograd.reduce_sum(autograd.mul(y, _t(w)), keepdims=0)
+    names = [n for n, _ in ref.named_parameters()]
+    _check_grads(ours, loss, [p for _, p in ref.named_parameters()], names)
+
+
+def test_lstm_takes_singa_list_form_and_initial_states():
+    rng = np.random.default_rng(2)
+    lstm = layer.LSTM(3, 4)
+    xs = [_t(rng.standard_normal((2, 3)).astype(np.float32)) for _ in range(5)]
+    h0 = _t(np.zeros((1, 2, 4), np.float32))
+    c0 = _t(np.ones((1, 2, 4), np.float32))
+    ys, (h, c) = lstm(xs, (h0, c0))
+    assert isinstance(ys, list) and len(ys) == 5 and ys[0].shape == (2, 4)
+    np.testing.assert_allclose(_np(ys[-1]), _np(h)[0], rtol=1e-6)
+    with pytest.raises(ValueError, match="initial state"):
+        lstm(xs, (_t(np.zeros((2, 2, 4), np.float32)), c0))
+
+
+def test_python_layer_registers_by_attribute():
+    class Block(layer.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = layer.Linear(3)
+            self.act = layer.ReLU()
+
+        def forward(self, x):
+            return self.act(self.fc(x))
+
+    class Net(layer.Layer):
+        def __init__(self):
+            super().__init__()
+            self.b1 = Block()
+            self.b2 = Block()
+
+        def forward(self, x):
+            return self.b2(self.b1(x))
+
+    n = Net()
+    n(_t(np.ones((2, 4), np.float32)))
+    assert list(n.get_params()) == ["b1.fc.W", "b1.fc.b", "b2.fc.W", "b2.fc.b"]
+    with pytest.raises(ValueError, match="no parameter named 'b3.fc.W'"):
+        n.set_params({"b3.fc.W": np.zeros((3, 3), np.float32)})
+    with pytest.raises(ValueError, match="'b1.fc.W' is"):
+        n.set_params({"b1.fc.W": np.zeros((3, 3), np.float32)})
+
+
+def test_losses_match_torch():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+    labels = rng.integers(0, 4, 5)
+    onehot = np.eye(4, dtype=np.float32)[labels]
+    tx = torch.from_numpy(x)
+    ce = torch.nn.functional.cross_entropy(tx, torch.from_numpy(labels)).item()
+    for t in (_t(labels.astype(np.int32)), _t(onehot)):
+        loss = autograd.softmax_cross_entropy(_t(x), t)
+        assert loss.shape == (1,)
+        assert float(_np(loss)[0]) == pytest.approx(ce, rel=1e-5)
+    p = 1 / (1 + np.exp(-x))
+    y = (rng.random((5, 4)) < 0.5).astype(np.float32)
+    bce = torch.nn.functional.binary_cross_entropy(torch.from_numpy(p), torch.from_numpy(y))
+    # SINGA's binary cross entropy averages over the batch only.
+    assert float(_np(autograd.binary_cross_entropy(_t(p), _t(y)))[0]) == pytest.approx(
+        bce.item() * 4, rel=1e-5)
+    mse = torch.nn.functional.mse_loss(tx, torch.from_numpy(y)).item()
+    assert float(_np(autograd.mse_loss(_t(x), _t(y)))[0]) == pytest.approx(mse, rel=1e-5)
+    sm = np.exp(x) / np.exp(x).sum(1, keepdims=True)
+    assert float(_np(autograd.cross_entropy(_t(sm), _t(onehot)))[0]) == pytest.approx(ce, rel=1e-5)
+    cos = torch.nn.functional.cosine_similarity(tx, torch.from_numpy(y + 0.1)).numpy()
+    np.testing.assert_allclose(_np(autograd.cossim(_t(x), _t(y + 0.1))), cos, rtol=1e-5)
+    pos, neg = rng.random(5).astype(np.float32), rng.random(5).astype(np.float32)
+    expect = np.maximum(0, 0.2 - (pos - neg)).mean()
+    assert float(_np(autograd.ranking_loss(_t(pos), _t(neg)))[0]) == pytest.approx(expect,
+                                                                                   rel=1e-5)
+    with pytest.raises(ValueError, match="labels"):
+        autograd.softmax_cross_entropy(_t(x), _t(np.zeros(4, np.int32)))

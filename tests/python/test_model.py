@@ -1,0 +1,156 @@
+"""Model: compile, train/eval, graph mode (capture once, replay natively,
+same numbers as eager), the memory plan, and save/load of states."""
+import os
+
+import numpy as np
+import pytest
+
+from singa import autograd, device, layer, model, opt, tensor
+
+
+class MLP(model.Model):
+    def __init__(self, hidden=16, classes=4, dropout=0.0):
+        super().__init__()
+        self.fc1 = layer.Linear(hidden)
+        self.relu = layer.ReLU()
+        self.drop = layer.Dropout(dropout)
+        self.fc2 = layer.Linear(classes)
+
+    def forward(self, x):
+        return self.fc2(self.drop(self.relu(self.fc1(x))))
+
+    # seeds/onnx.md's signature: extra non-tensor arguments are fixed at capture.
+    def train_one_batch(self, x, y, dist_option="fp32", spars=None):
+        out = self.forward(x)
+        loss = autograd.softmax_cross_entropy(out, y)
+        if dist_option == "fp32":
+            self.optimizer.backward_and_update(loss)
+        return out, loss
+
+    def set_optimizer(self, optimizer):
+        self.optimizer = optimizer
+
+
+def _data(n=32, d=8, classes=4, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d)).astype(np.float32)
+    y = (x[:, :classes].argmax(1)).astype(np.int32)
+    return x, y
+
+
+def _train(use_graph, steps=8, make_opt=lambda: opt.SGD(lr=0.1, momentum=0.9), seed=0):
+    device.get_default_device().SetRandSeed(seed)
+    x, y = _data()
+    m = MLP()
+    m.set_optimizer(make_opt())
+    tx, ty = tensor.Tensor(data=x), tensor.Tensor(data=y, dtype=tensor.int32)
+    m.compile([tx], is_train=True, use_graph=use_graph)
+    losses = []
+    for i in range(steps):
+        xb = np.roll(x, i, axis=0)
+        yb = np.roll(y, i, axis=0)
+        tx.copy_from_numpy(xb)
+        ty.copy_from_numpy(yb)
+        out, loss = m(tx, ty, "fp32", None)
+        losses.append(float(tensor.to_numpy(loss)[0]))
+    return m, losses, out
+
+
+@pytest.mark.parametrize("make_opt", [lambda: opt.SGD(lr=0.1, momentum=0.9, nesterov=True),
+                                      lambda: opt.Adam(lr=0.01),
+                                      lambda: opt.RMSProp(lr=0.01),
+                                      lambda: opt.AdaGrad(lr=0.1)],
+                         ids=["sgd", "adam", "rmsprop", "adagrad"])
+def test_graph_and_eager_give_the_same_numbers(make_opt):
+    m1, l1, o1 = _train(False, make_opt=make_opt)
+    m2, l2, o2 = _train(True, make_opt=make_opt)
+    assert l1[-1] < l1[0]
+    np.testing.assert_array_equal(l1, l2)
+    np.testing.assert_array_equal(tensor.to_numpy(o1), tensor.to_numpy(o2))
+    for (k, a), (k2, b) in zip(m1.get_params().items(), m2.get_params().items()):
+        assert k == k2
+        np.testing.assert_array_equal(tensor.to_numpy(a), tensor.to_numpy(b), err_msg=k)
+
+
+def test_graph_replays_without_python_and_plans_memory():
+    m, _, _ = _train(True, steps=3)
+    step = m._steps[True]
+    assert step.captured and step.num_ops > 10
+    # The arena holds every intermediate of the step; blocks that are never
+    # alive together share it, so it is smaller than their sum.
+    x, y = _data()
+    calls = []
+    m.train_one_batch = lambda *a: calls.append(a)  # replay must not run Python
+    tx, ty = tensor.Tensor(data=x), tensor.Tensor(data=y, dtype=tensor.int32)
+    out, loss = m(tx, ty, "fp32", None)
+    assert calls == []
+    assert 0 < step.arena_bytes
+    with pytest.raises(ValueError, match="captured with"):
+        m(tensor.Tensor(data=x[:5]), tensor.Tensor(data=y[:5], dtype=tensor.int32), "fp32", None)
+
+
+def test_compile_names_and_modes():
+    m = MLP()
+    m.set_optimizer(opt.SGD(lr=0.1))
+    m.compile([tensor.PlaceHolder((2, 8))], is_train=False)
+    assert [p.name for p in m.get_params().values()] == ["fc1.W", "fc1.b", "fc2.W", "fc2.b"]
+    assert autograd.training is False
+    out = m(tensor.Tensor(data=np.ones((2, 8), np.float32)))
+    assert out.shape == (2, 4) and out.creator is None  # eval records nothing
+    m.train()
+    assert autograd.training is True and m.training
+    m.eval()
+
+
+def test_dropout_follows_the_mode():
+    x = tensor.Tensor(data=np.ones((64, 64), np.float32))
+    d = layer.Dropout(0.5)
+    autograd.training = False
+    np.testing.assert_array_equal(tensor.to_numpy(d(x)), 1.0)
+    autograd.training = True
+    y = tensor.to_numpy(d(x))
+    assert set(np.unique(y)) <= {0.0, 2.0} and 0.3 < (y == 0).mean() < 0.7
+    autograd.training = False
+
+
+def test_save_and_load_states(tmp_path):
+    m, _, _ = _train(False, steps=2)
+    path = tmp_path / "mlp.states"
+    aux = {"epoch": np.array([3], np.int64), "note": tensor.Tensor(data=np.ones(2, np.float32))}
+    m.save_states(path, aux)
+    m2 = MLP()
+    m2.compile([tensor.PlaceHolder((2, 8))], is_train=False)
+    got = m2.load_states(path)
+    assert int(tensor.to_numpy(got["epoch"])[0]) == 3 and set(got) == {"epoch", "note"}
+    for k, v in m.get_states().items():
+        np.testing.assert_array_equal(tensor.to_numpy(v), tensor.to_numpy(m2.get_states()[k]))
+
+    other = MLP(hidden=5)
+    other.compile([tensor.PlaceHolder((2, 8))], is_train=False)
+    with pytest.raises(ValueError, match=r"fc1\.W: the model has float32\[8, 5\], the file"):
+        other.load_states(path)
+
+
+def test_interrupted_save_keeps_the_previous_file(tmp_path):
+    m, _, _ = _train(False, steps=1)
+    path = tmp_path / "mlp.states"
+    m.save_states(path)
+    before = path.read_bytes()
+    bad = {"names": tensor.from_numpy(np.array(["a", "b"], dtype=object))}
+    with pytest.raises(ValueError, match="string"):
+        m.save_states(path, bad)  # fails half-way through writing
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["mlp.states"]
+
+
+@pytest.mark.parametrize("content", [b"", b"SINGAST1", b"not a states file at all",
+                                     b"SINGAST1\x05\x00\x00\x00\x00\x00\x00\x00\xff\xff"])
+def test_corrupt_states_file(tmp_path, content):
+    path = tmp_path / "bad.states"
+    path.write_bytes(content)
+    m = MLP()
+    m.compile([tensor.PlaceHolder((2, 8))], is_train=False)
+    with pytest.raises(OSError, match="bad.states"):
+        m.load_states(path)
+    with pytest.raises(OSError, match="cannot open"):
+        m.load_states(tmp_path / "missing.states")
