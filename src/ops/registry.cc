@@ -157,7 +157,13 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
                          int num_outputs, std::string_view node) const {
   InferCtx probe(*this, inputs, -1, node);
   CheckInputs(probe);
-  InferCtx ctx(*this, inputs, ResolveNumOutputs(num_outputs, probe), node);
+  const int requested = ResolveNumOutputs(num_outputs, probe);
+  int computed = requested;
+  if (backward_outputs > requested && GradEnabled() && backward &&
+      std::any_of(inputs.begin(), inputs.end(),
+                  [](const Tensor& t) { return t.defined() && t.requires_grad(); }))
+    computed = backward_outputs;
+  InferCtx ctx(*this, inputs, computed, node);
   if (alias) {
     TensorList out = alias(ctx, attrs.get());
     out.resize(ctx.num_outputs());
@@ -199,6 +205,7 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
         inputs, outputs);
   }
   internal::MaybeRecord(*this, attrs, inputs, outputs);
+  outputs.resize(requested);
   return outputs;
 }
 

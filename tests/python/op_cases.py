@@ -16,6 +16,8 @@ MatMul Gemm Conv MaxPool AveragePool GlobalAveragePool GlobalMaxPool BatchNormal
 LogSoftmax Hardmax LayerNormalization Relu LeakyRelu PRelu Elu Selu Celu Sigmoid HardSigmoid
 HardSwish Softplus Softsign ThresholdedRelu Clip Reshape Flatten Transpose Squeeze Unsqueeze Concat
 Split Slice Gather Expand Tile Pad Shape Size ConstantOfShape Identity
+Dropout SoftmaxCrossEntropyLoss NegativeLogLikelihoodLoss OneHot DepthToSpace SpaceToDepth
+ScatterElements Scatter GatherElements NonZero Upsample Resize
 """.split()
 
 CASES = []

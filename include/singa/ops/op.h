@@ -140,6 +140,10 @@ class OpSchema {
   KernelFn kernel, reference;
   AliasFn alias;
   BackwardFn backward;
+  // Outputs the backward reads (Dropout's mask): when the op is recorded for
+  // autograd, at least this many are computed and saved, whatever the caller
+  // asked for; the caller still gets only the outputs it asked for.
+  int backward_outputs = 0;
 
   int min_inputs() const;
   int max_inputs() const;  // INT_MAX when variadic
@@ -334,6 +338,11 @@ class OpBuilder {
     s_->backward = [fn](const GradCtx& g, const void* a) {
       return fn(g, *static_cast<const A*>(a));
     };
+    return *this;
+  }
+  // The backward reads outputs [0, n) even when the caller does not ask for them.
+  OpBuilder& backward_outputs(int n) {
+    s_->backward_outputs = n;
     return *this;
   }
   OpBuilder& alias(std::function<TensorList(const InferCtx&, const A&)> fn) {
