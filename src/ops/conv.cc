@@ -7,6 +7,10 @@
 // blocked, or plain for 1x1) measured fastest for the shape on its first
 // call; the plain inputs are reordered into those layouts and the result
 // back. Reference (and float64) path: a direct loop.
+//
+// Backward: the internal ops ConvGradData (dY, W) -> dX and ConvGradWeight
+// (dY, X) -> dW[, dB] (domain ai.singa), each a oneDNN convolution backward
+// primitive (float32/bfloat16/float16) with a direct loop beside it.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -15,6 +19,7 @@
 #include <string_view>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "ops/grad_util.h"
 #include "ops/window.h"
 
 namespace singa {
@@ -342,6 +347,420 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   RunConv(*prim, key, x, w, b, y, a.group);
 }
 
+// ---- backward ---------------------------------------------------------------
+// The internal ops take the forward's geometry resolved: explicit pads
+// (auto_pad applied), strides, dilations, group, and the shape of the tensor
+// whose gradient they compute (X for ConvGradData, W for ConvGradWeight).
+
+struct ConvGradAttrs {
+  std::vector<int64_t> dilations;
+  int64_t group = 1;
+  std::vector<int64_t> pads;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+};
+
+// The window of the forward convolution of x with w that gave dy; checks that
+// the three shapes and the attributes fit together.
+ops::Window GradWindow(const InferCtx& c, const Shape& x, const Shape& w, const Shape& dy,
+                       const ConvGradAttrs& a) {
+  const size_t rank = x.size();
+  SINGA_CHECK(rank >= 3 && rank <= 5 && w.size() == rank && dy.size() == rank, ShapeError,
+              c.where() << ": dY, X and W must have one rank with 1 to 3 spatial dimensions "
+                        << "(X " << ToString(x) << ", W " << ToString(w) << ", "
+                        << c.inputs_string() << ")");
+  SINGA_CHECK(a.group >= 1 && w[1] * a.group == x[1] && w[0] % a.group == 0 && dy[0] == x[0] &&
+                  dy[1] == w[0],
+              ShapeError,
+              c.where() << ": X " << ToString(x) << ", W " << ToString(w) << " and dY "
+                        << ToString(dy) << " do not fit a convolution with group " << a.group);
+  ops::Window win = ops::ResolveWindow(c, Shape(x.begin() + 2, x.end()), KernelShape(w), a.strides,
+                                       a.dilations, a.pads, "NOTSET", false);
+  SINGA_CHECK(Shape(win.out) == Shape(dy.begin() + 2, dy.end()), ShapeError,
+              c.where() << ": dY " << ToString(dy) << " is not the output shape of X "
+                        << ToString(x) << " and W " << ToString(w) << " (strides "
+                        << ops::IntsString(a.strides) << ", pads " << ops::IntsString(a.pads)
+                        << ")");
+  return win;
+}
+
+SpecList ConvGradDataInfer(const InferCtx& c, const ConvGradAttrs& a) {
+  GradWindow(c, Shape(a.shape), c.shape(1), c.shape(0), a);
+  return {{c.dtype(0), Shape(a.shape)}};
+}
+
+SpecList ConvGradWeightInfer(const InferCtx& c, const ConvGradAttrs& a) {
+  GradWindow(c, c.shape(1), Shape(a.shape), c.shape(0), a);
+  return {{c.dtype(0), Shape(a.shape)}, {c.dtype(0), {a.shape[0]}}};
+}
+
+// The window in a kernel (the shapes were checked by shape inference).
+ops::Window KernelGradWindow(const char* op, const KernelCtx& k, const Shape& x, const Shape& w,
+                             const ConvGradAttrs& a) {
+  static const OpSchema& schema = OpRegistry::Get(op, kLatestOpset, "ai.singa");
+  InferCtx c(schema, k.inputs, k.num_outputs(), "");
+  return GradWindow(c, x, w, k.input(0).shape(), a);
+}
+
+// dX[n, c] = sum over the group's m and taps of W[m, c, tap] * dY[n, m, o].
+template <class T>
+void ConvDataLoop(const Tensor& dy, const Tensor& w, const Tensor& dx, const ops::Window& win,
+                  int64_t group) {
+  using A = Acc<T>;
+  const int64_t c_all = dx.dim(1), cg = w.dim(1), mg = w.dim(0) / group;
+  const ops::Geo3 g = ops::To3(win);
+  const auto ys = ops::Strides5(dy), ws = ops::Strides5(w);
+  const int64_t plane = g.in[0] * g.in[1] * g.in[2];
+  const T* yp = static_cast<const T*>(dy.raw_data());
+  const T* wp = static_cast<const T*>(w.raw_data());
+  T* xp = static_cast<T*>(dx.raw_data());
+  ParallelFor(0, dx.dim(0) * c_all, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<A> acc(plane);
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t n = i / c_all, ci = i % c_all, grp = ci / cg, c = ci % cg;
+      std::fill(acc.begin(), acc.end(), A(0));
+      for (int64_t m = grp * mg; m < (grp + 1) * mg; ++m) {
+        const T* yc = yp + n * ys[0] + m * ys[1];
+        const T* wc = wp + m * ws[0] + c * ws[1];
+        for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+          const int64_t offd = kd * g.d[0] - g.pb[0];
+          auto [d0, d1] = ValidRange(offd, g.s[0], g.in[0], g.out[0]);
+          for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+            const int64_t offh = kh * g.d[1] - g.pb[1];
+            auto [h0, h1] = ValidRange(offh, g.s[1], g.in[1], g.out[1]);
+            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+              const int64_t offw = kw * g.d[2] - g.pb[2];
+              auto [w0, w1] = ValidRange(offw, g.s[2], g.in[2], g.out[2]);
+              const A wv = static_cast<A>(wc[kd * ws[2] + kh * ws[3] + kw * ws[4]]);
+              for (int64_t od = d0; od < d1; ++od) {
+                for (int64_t oh = h0; oh < h1; ++oh) {
+                  A* arow = acc.data() +
+                            ((od * g.s[0] + offd) * g.in[1] + (oh * g.s[1] + offh)) * g.in[2];
+                  const T* yrow = yc + od * ys[2] + oh * ys[3];
+                  for (int64_t ow = w0; ow < w1; ++ow)
+                    arow[ow * g.s[2] + offw] += wv * static_cast<A>(yrow[ow * ys[4]]);
+                }
+              }
+            }
+          }
+        }
+      }
+      T* xo = xp + i * plane;
+      for (int64_t j = 0; j < plane; ++j) xo[j] = static_cast<T>(acc[j]);
+    }
+  });
+}
+
+// dW[m, c, tap] = sum over n and o of dY[n, m, o] * X[n, group's c, o * s + tap].
+template <class T>
+void ConvWeightLoop(const Tensor& dy, const Tensor& x, const Tensor& dw, const ops::Window& win,
+                    int64_t group) {
+  using A = Acc<T>;
+  const int64_t n_batch = x.dim(0), m_all = dw.dim(0), cg = dw.dim(1), mg = m_all / group;
+  const ops::Geo3 g = ops::To3(win);
+  const auto ys = ops::Strides5(dy), xs = ops::Strides5(x);
+  const int64_t taps = g.k[0] * g.k[1] * g.k[2];
+  const T* yp = static_cast<const T*>(dy.raw_data());
+  const T* xp = static_cast<const T*>(x.raw_data());
+  T* wp = static_cast<T*>(dw.raw_data());
+  ParallelFor(0, m_all * cg, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t m = i / cg, c = i % cg, ci = (m / mg) * cg + c;
+      for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+        const int64_t offd = kd * g.d[0] - g.pb[0];
+        auto [d0, d1] = ValidRange(offd, g.s[0], g.in[0], g.out[0]);
+        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+          const int64_t offh = kh * g.d[1] - g.pb[1];
+          auto [h0, h1] = ValidRange(offh, g.s[1], g.in[1], g.out[1]);
+          for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+            const int64_t offw = kw * g.d[2] - g.pb[2];
+            auto [w0, w1] = ValidRange(offw, g.s[2], g.in[2], g.out[2]);
+            A sum = 0;
+            for (int64_t n = 0; n < n_batch; ++n) {
+              const T* yc = yp + n * ys[0] + m * ys[1];
+              const T* xc = xp + n * xs[0] + ci * xs[1];
+              for (int64_t od = d0; od < d1; ++od) {
+                for (int64_t oh = h0; oh < h1; ++oh) {
+                  const T* xrow = xc + (od * g.s[0] + offd) * xs[2] + (oh * g.s[1] + offh) * xs[3];
+                  const T* yrow = yc + od * ys[2] + oh * ys[3];
+                  for (int64_t ow = w0; ow < w1; ++ow)
+                    sum += static_cast<A>(yrow[ow * ys[4]]) *
+                           static_cast<A>(xrow[(ow * g.s[2] + offw) * xs[4]]);
+                }
+              }
+            }
+            wp[i * taps + (kd * g.k[1] + kh) * g.k[2] + kw] = static_cast<T>(sum);
+          }
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+void ConvBiasLoop(const Tensor& dy, const Tensor& db) {
+  using A = Acc<T>;
+  const auto ys = ops::Strides5(dy);
+  int64_t sp[3] = {1, 1, 1};
+  for (int64_t d = 2; d < dy.ndim(); ++d) sp[5 - dy.ndim() + d - 2] = dy.dim(d);
+  const T* yp = static_cast<const T*>(dy.raw_data());
+  T* bp = static_cast<T*>(db.raw_data());
+  ParallelFor(0, db.dim(0), 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t m = lo; m < hi; ++m) {
+      A sum = 0;
+      for (int64_t n = 0; n < dy.dim(0); ++n)
+        for (int64_t od = 0; od < sp[0]; ++od)
+          for (int64_t oh = 0; oh < sp[1]; ++oh) {
+            const T* yrow = yp + n * ys[0] + m * ys[1] + od * ys[2] + oh * ys[3];
+            for (int64_t ow = 0; ow < sp[2]; ++ow) sum += static_cast<A>(yrow[ow * ys[4]]);
+          }
+      bp[m] = static_cast<T>(sum);
+    }
+  });
+}
+
+void ConvGradDataReference(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor& dx = k.output(0);
+  if (dx.empty()) return;
+  ops::Window win = KernelGradWindow("ConvGradData", k, dx.shape(), k.input(1).shape(), a);
+  VisitFloat(dx.dtype(),
+             [&]<class T>(Tag<T>) { ConvDataLoop<T>(k.input(0), k.input(1), dx, win, a.group); });
+}
+
+void ConvGradWeightReference(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor& dw = k.output(0);
+  const Tensor* db = k.num_outputs() > 1 ? &k.outputs[1] : nullptr;
+  ops::Window win = KernelGradWindow("ConvGradWeight", k, k.input(1).shape(), dw.shape(), a);
+  VisitFloat(dw.dtype(), [&]<class T>(Tag<T>) {
+    // A zero-sized batch or output gives empty sums: zeros.
+    if (!dw.empty()) ConvWeightLoop<T>(k.input(0), k.input(1), dw, win, a.group);
+    if (db && !db->empty()) ConvBiasLoop<T>(k.input(0), *db);
+  });
+}
+
+// oneDNN's convolution geometry.
+struct DnnlGeom {
+  memory::dims strides, dilates, pad_l, pad_r;
+};
+DnnlGeom Geom(const ops::Window& win) {
+  DnnlGeom g;
+  for (int64_t i = 0; i < win.nd; ++i) {
+    g.strides.push_back(win.stride[i]);
+    g.dilates.push_back(win.dilation[i] - 1);  // oneDNN counts the gaps
+    g.pad_l.push_back(win.pad_begin[i]);
+    g.pad_r.push_back(win.pad_end[i]);
+  }
+  return g;
+}
+
+// The cache key of a backward primitive: op, dtype, shapes, geometry.
+std::string GradKey(const char* op, DType dt, const Shape& x, const Shape& w, const Shape& y,
+                    const ops::Window& win, int64_t group, bool bias) {
+  std::string key = op;
+  key += ';';
+  key += Name(dt);
+  key += ToString(x) + ToString(w) + ToString(y) + (bias ? "b;" : ";");
+  AppendInts(key, win.stride);
+  AppendInts(key, win.dilation);
+  AppendInts(key, win.pad_begin);
+  AppendInts(key, win.pad_end);
+  key += std::to_string(group);
+  return key;
+}
+
+// The forward primitive descriptor oneDNN wants as a hint for backward ones.
+dnnl::convolution_forward::primitive_desc HintPd(memory::data_type dt, const Shape& x,
+                                                 const memory::dims& w, const Shape& y,
+                                                 const DnnlGeom& g, bool bias) {
+  const memory::desc src(du::Dims(x), dt, memory::format_tag::any),
+      wei(w, dt, memory::format_tag::any), dst(du::Dims(y), dt, memory::format_tag::any);
+  const auto prop = dnnl::prop_kind::forward_training;
+  const auto alg = dnnl::algorithm::convolution_direct;
+  if (bias)
+    return dnnl::convolution_forward::primitive_desc(
+        du::Engine(), prop, alg, src, wei, memory::desc({y[1]}, dt, memory::format_tag::a), dst,
+        g.strides, g.dilates, g.pad_l, g.pad_r);
+  return dnnl::convolution_forward::primitive_desc(du::Engine(), prop, alg, src, wei, dst,
+                                                   g.strides, g.dilates, g.pad_l, g.pad_r);
+}
+
+// The dims of W as oneDNN's grouped weights [g, M/g, C/g, k...] when group > 1.
+memory::dims WeightDims(const Shape& w, int64_t group) {
+  memory::dims d(w.begin(), w.end());
+  if (group > 1) {
+    d[0] /= group;
+    d.insert(d.begin(), group);
+  }
+  return d;
+}
+
+// `t` (described by `have`) as a memory of layout `want`: t itself when the
+// layouts agree, else a reorder into `holder` (cached under `key`).
+memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have,
+               const memory::desc& want, Tensor& holder) {
+  if (have == want) return memory(want, du::Engine(), t.raw_data());
+  memory m = ScratchMem(want, holder);
+  std::string rk = key;
+  du::AppendKey(rk, t);
+  Reorder(rk, memory(have, du::Engine(), t.raw_data()), m);
+  return m;
+}
+
+// A memory of layout `want` to compute into, for output `t` (plain, described
+// by `plain`): t itself when the layouts agree, else scratch.
+memory OutputAs(const Tensor& t, const memory::desc& plain, const memory::desc& want,
+                Tensor& holder) {
+  return plain == want ? memory(want, du::Engine(), t.raw_data()) : ScratchMem(want, holder);
+}
+
+// Copies a scratch result into the plain output `t` (nothing when computed in place).
+void Finish(const std::string& key, const memory& result, const Tensor& t,
+            const memory::desc& plain) {
+  if (result.get_data_handle() == t.raw_data()) return;
+  Reorder(key, result, memory(plain, du::Engine(), t.raw_data()));
+}
+
+// t, or a dense copy when it is a broadcast view (a zero stride), which a
+// oneDNN memory descriptor cannot express.
+Tensor Dense(const Tensor& t) {
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.strides()[d] == 0 && t.dim(d) > 1) return t.Contiguous();
+  return t;
+}
+
+bool IsRef(const char* impl) { return std::string_view(impl).starts_with("ref"); }
+
+struct ConvBwdData {
+  dnnl::convolution_backward_data::primitive_desc pd;
+  dnnl::convolution_backward_data prim;
+};
+
+std::optional<ConvBwdData> MakeBwdData(const Tensor& dy, const Tensor& w, const Tensor& dx,
+                                       const ops::Window& win, int64_t group) {
+  const memory::data_type dt = du::ToDnnl(dy.dtype());
+  const DnnlGeom g = Geom(win);
+  const memory::dims wd = WeightDims(w.shape(), group);
+  try {
+    auto hint = HintPd(dt, dx.shape(), wd, dy.shape(), g, false);
+    dnnl::convolution_backward_data::primitive_desc pd(
+        du::Engine(), dnnl::algorithm::convolution_direct,
+        memory::desc(du::Dims(dx.shape()), dt, memory::format_tag::any),
+        memory::desc(wd, dt, memory::format_tag::any),
+        memory::desc(du::Dims(dy.shape()), dt, memory::format_tag::any), g.strides, g.dilates,
+        g.pad_l, g.pad_r, hint);
+    if (IsRef(pd.impl_info_str())) return std::nullopt;  // our loop is no slower
+    return ConvBwdData{pd, dnnl::convolution_backward_data(pd)};
+  } catch (const dnnl::error&) {
+    return std::nullopt;  // no implementation for this dtype on this CPU
+  }
+}
+
+void ConvGradDataForward(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor dy = Dense(k.input(0)), w = Dense(k.input(1));
+  const Tensor& dx = k.output(0);
+  if (dx.empty()) return;
+  if (!du::Supports(dy.dtype()) || dy.empty() || w.empty()) return ConvGradDataReference(k, a);
+  ops::Window win = KernelGradWindow("ConvGradData", k, dx.shape(), w.shape(), a);
+  const std::string key =
+      GradKey("ConvGradData", dy.dtype(), dx.shape(), w.shape(), dy.shape(), win, a.group, false);
+  auto& prim = du::Cached<std::optional<ConvBwdData>>(
+      key, [&] { return MakeBwdData(dy, w, dx, win, a.group); });
+  if (!prim) return ConvGradDataReference(k, a);
+  Tensor dy_buf, w_buf, dx_buf;
+  const memory::desc dx_plain = du::PlainDesc(dx.shape(), dx.dtype());
+  memory ddst = InputAs(key + "|ddst|", dy, du::Desc(dy), prim->pd.diff_dst_desc(), dy_buf);
+  memory wei = InputAs(key + "|wei|", w, WeightsDesc(w, a.group), prim->pd.weights_desc(), w_buf);
+  memory dsrc = OutputAs(dx, dx_plain, prim->pd.diff_src_desc(), dx_buf);
+  du::Execute(prim->prim,
+              {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc}});
+  Finish(key + "|dsrc", dsrc, dx, dx_plain);
+}
+
+struct ConvBwdWeights {
+  dnnl::convolution_backward_weights::primitive_desc pd;
+  dnnl::convolution_backward_weights prim;
+};
+
+std::optional<ConvBwdWeights> MakeBwdWeights(const Tensor& dy, const Tensor& x, const Tensor& dw,
+                                             const ops::Window& win, int64_t group, bool bias) {
+  const memory::data_type dt = du::ToDnnl(dy.dtype());
+  const DnnlGeom g = Geom(win);
+  const memory::dims wd = WeightDims(dw.shape(), group);
+  try {
+    auto hint = HintPd(dt, x.shape(), wd, dy.shape(), g, bias);
+    const memory::desc src(du::Dims(x.shape()), dt, memory::format_tag::any),
+        dwei(wd, dt, memory::format_tag::any),
+        ddst(du::Dims(dy.shape()), dt, memory::format_tag::any);
+    const auto alg = dnnl::algorithm::convolution_direct;
+    auto pd = bias ? dnnl::convolution_backward_weights::primitive_desc(
+                         du::Engine(), alg, src, dwei,
+                         memory::desc({dw.dim(0)}, dt, memory::format_tag::a), ddst, g.strides,
+                         g.dilates, g.pad_l, g.pad_r, hint)
+                   : dnnl::convolution_backward_weights::primitive_desc(
+                         du::Engine(), alg, src, dwei, ddst, g.strides, g.dilates, g.pad_l, g.pad_r,
+                         hint);
+    if (IsRef(pd.impl_info_str())) return std::nullopt;  // our loop is no slower
+    return ConvBwdWeights{pd, dnnl::convolution_backward_weights(pd)};
+  } catch (const dnnl::error&) {
+    return std::nullopt;  // no implementation for this dtype on this CPU
+  }
+}
+
+void ConvGradWeightForward(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor dy = Dense(k.input(0)), x = Dense(k.input(1));
+  const Tensor& dw = k.output(0);
+  const bool bias = k.num_outputs() > 1;
+  if (!du::Supports(dy.dtype()) || dy.empty() || x.empty() || dw.empty())
+    return ConvGradWeightReference(k, a);
+  ops::Window win = KernelGradWindow("ConvGradWeight", k, x.shape(), dw.shape(), a);
+  const std::string key =
+      GradKey("ConvGradWeight", dy.dtype(), x.shape(), dw.shape(), dy.shape(), win, a.group, bias);
+  auto& prim = du::Cached<std::optional<ConvBwdWeights>>(
+      key, [&] { return MakeBwdWeights(dy, x, dw, win, a.group, bias); });
+  if (!prim) return ConvGradWeightReference(k, a);
+  Tensor dy_buf, x_buf, dw_buf;
+  const memory::desc dw_plain = WeightsDesc(dw, a.group);
+  memory ddst = InputAs(key + "|ddst|", dy, du::Desc(dy), prim->pd.diff_dst_desc(), dy_buf);
+  memory src = InputAs(key + "|src|", x, du::Desc(x), prim->pd.src_desc(), x_buf);
+  memory dwei = OutputAs(dw, dw_plain, prim->pd.diff_weights_desc(), dw_buf);
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei}};
+  if (bias) args[DNNL_ARG_DIFF_BIAS] = du::Mem(k.output(1));
+  du::Execute(prim->prim, args);
+  Finish(key + "|dwei", dwei, dw, dw_plain);
+}
+
+const OpSchema& GradSchema(const char* op) { return OpRegistry::Get(op, kLatestOpset, "ai.singa"); }
+
+TensorList ConvBackward(const GradCtx& g, const ConvAttrs& a) {
+  const Tensor &x = g.input(0), &w = g.input(1), &dy = g.grad_output(0);
+  static const OpSchema& conv = OpRegistry::Get("Conv");
+  static const OpSchema& data = GradSchema("ConvGradData");
+  static const OpSchema& weight = GradSchema("ConvGradWeight");
+  const TensorList xw = {x, w};
+  const ops::Window win = ConvWindow(InferCtx(conv, xw, 1, ""), a);
+  ConvGradAttrs ga{win.dilation, a.group, win.pad_begin, {}, win.stride};
+  ga.pads.insert(ga.pads.end(), win.pad_end.begin(), win.pad_end.end());
+  TensorList grads(g.num_inputs());
+  const bool need_b = g.has_input(2) && g.needs_grad(2);
+  if (g.needs_grad(0)) {
+    ga.shape = x.shape();
+    grads[0] = RunOp(data, TensorList{dy, w}, ga)[0];
+  }
+  if (g.needs_grad(1)) {
+    ga.shape = w.shape();
+    TensorList r = RunOp(weight, TensorList{dy, x}, ga, need_b ? 2 : 1);
+    grads[1] = r[0];
+    if (need_b) grads[2] = r[1];
+  } else if (need_b) {
+    std::vector<int64_t> axes = {0};
+    for (int64_t d = 2; d < dy.ndim(); ++d) axes.push_back(d);
+    grads[2] = CallOp("ReduceSum", {dy, Tensor::FromVector<int64_t>({dy.ndim() - 1}, axes)},
+                      {{"keepdims", int64_t{0}}})[0];
+  }
+  return grads;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Conv, ConvAttrs)
@@ -357,6 +776,35 @@ SINGA_REGISTER_OP(Conv, ConvAttrs)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(ConvInfer)
     .kernel(ConvForward)
-    .reference(ConvReference);
+    .reference(ConvReference)
+    .backward(ConvBackward);
+
+// Internal ops of Conv's backward.
+SINGA_REGISTER_OP(ConvGradData, ConvGradAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "W"})
+    .outputs({"dX"})
+    .attr("dilations", &ConvGradAttrs::dilations)
+    .attr("group", &ConvGradAttrs::group)
+    .attr("pads", &ConvGradAttrs::pads)
+    .attr("shape", &ConvGradAttrs::shape, true)
+    .attr("strides", &ConvGradAttrs::strides)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .infer(ConvGradDataInfer)
+    .kernel(ConvGradDataForward)
+    .reference(ConvGradDataReference);
+SINGA_REGISTER_OP(ConvGradWeight, ConvGradAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X"})
+    .outputs({"dW", "dB?"})
+    .attr("dilations", &ConvGradAttrs::dilations)
+    .attr("group", &ConvGradAttrs::group)
+    .attr("pads", &ConvGradAttrs::pads)
+    .attr("shape", &ConvGradAttrs::shape, true)
+    .attr("strides", &ConvGradAttrs::strides)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .infer(ConvGradWeightInfer)
+    .kernel(ConvGradWeightForward)
+    .reference(ConvGradWeightReference);
 
 }  // namespace singa
