@@ -11,8 +11,8 @@
 // Statistics compute in float (double for double X). oneDNN
 // batch_normalization (inference, global stats) is the fast path for
 // float32/bfloat16/float16 X.
-// Backward: the internal op BatchNormGrad (oneDNN batch_normalization
-// backward for float32, a loop otherwise).
+// Backward: the internal op BatchNormGrad (a fused two-pass kernel for
+// float32, a plain loop otherwise).
 // https://onnx.ai/onnx/operators/onnx__BatchNormalization.html
 #include <cmath>
 #include <cstdio>
@@ -279,86 +279,85 @@ void GradLoop(KernelCtx& k, const BatchNormGradAttrs& a) {
   });
 }
 
-// Batch mean and population variance per channel of a float32 [n, c, s] X.
-// NOTE: 16 partial sums per channel let the compiler vectorize the loops
-// (float addition is not reassociated otherwise); the order differs from the
-// reference loop's only in round-off.
-void BatchStats(const Tensor& x, const Dims& d, float* mean, float* var) {
-  const float* px = x.data<float>();
-  constexpr int kLanes = 16;
-  const float count = static_cast<float>(d.n * d.s);
-  ParallelFor(0, d.c, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t ch = lo; ch < hi; ++ch) {
-      auto reduce = [&](auto&& term) {
-        float part[kLanes] = {};
-        float tail = 0;
-        for (int64_t b = 0; b < d.n; ++b) {
-          const float* row = px + (b * d.c + ch) * d.s;
-          int64_t j = 0;
-          for (; j + kLanes <= d.s; j += kLanes)
-            for (int l = 0; l < kLanes; ++l) part[l] += term(row[j + l]);
-          for (; j < d.s; ++j) tail += term(row[j]);
-        }
-        for (int l = 0; l < kLanes; ++l) tail += part[l];
-        return tail;
-      };
-      const float m = reduce([](float v) { return v; }) / count;
-      mean[ch] = m;
-      var[ch] = reduce([m](float v) { return (v - m) * (v - m); }) / count;
-    }
-  });
-}
-
-// oneDNN batch_normalization backward for float32; false (nothing written)
-// when it does not apply.
-bool GradDnnl(KernelCtx& k, const BatchNormGradAttrs& a) {
-  namespace du = cpu::dnnl_util;
+// The float32 fast path: per channel one pass over X and dY for the sums
+// (sum x, sum x^2, sum dY, sum dY * x) and one for dX = a * dY + b * x + c.
+// NOTE: oneDNN's batch_normalization backward on the plain layout (its
+// ncsp_bnorm implementation) plus a separate pass for the batch statistics
+// measured 1.3-1.9x torch's time for 16x64x56x56 and 16x144x56x56; this
+// kernel reads X and dY twice in all. The sums accumulate in double (8 lanes,
+// so the compiler vectorizes them), which keeps var = E[x^2] - mean^2 accurate
+// for float32 data.
+bool GradFast(KernelCtx& k, const BatchNormGradAttrs& a) {
   for (int i = 0; i < 5; ++i)
     if (k.input(i).dtype() != DType::kFloat32) return false;
   if (k.input(1).numel() == 0) return false;
   const bool training = a.training_mode != 0;
-  const Dims d = DimsOf(k.input(1).shape());
-  const Shape dims = {d.n, d.c, d.s};
-  auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-  if (!training) flags |= dnnl::normalization_flags::use_global_stats;
-  const std::string key =
-      "batch_norm_bwd:" + ToString(dims) + Exact(a.epsilon) + (training ? ":train" : ":infer");
-  using Prim = std::optional<dnnl::batch_normalization_backward>;
-  const Prim& prim = du::Cached<Prim>(key, [&]() -> Prim {
-    try {
-      auto md = du::PlainDesc(dims, DType::kFloat32);
-      dnnl::batch_normalization_forward::primitive_desc hint(
-          du::Engine(), dnnl::prop_kind::forward_training, md, md, a.epsilon, flags);
-      return dnnl::batch_normalization_backward(dnnl::batch_normalization_backward::primitive_desc(
-          du::Engine(), dnnl::prop_kind::backward, md, md, md, a.epsilon, flags, hint));
-    } catch (const dnnl::error&) {
-      return std::nullopt;
+  const Tensor dy = k.input(0).Contiguous(), x = k.input(1).Contiguous();
+  const Dims d = DimsOf(x.shape());
+  const std::vector<float> scale = k.input(2).ToVector<float>(),
+                           mean = k.input(3).ToVector<float>(), var = k.input(4).ToVector<float>();
+  const float* px = x.data<float>();
+  const float* pdy = dy.data<float>();
+  float* pdx = k.output(0).data<float>();
+  float* pds = k.output(1).data<float>();
+  float* pdb = k.output(2).data<float>();
+  const double count = static_cast<double>(d.n * d.s);
+  ParallelFor(0, d.c, 1, [&](int64_t lo, int64_t hi) {
+    constexpr int kLanes = 8;
+    for (int64_t ch = lo; ch < hi; ++ch) {
+      double sx[kLanes] = {}, sxx[kLanes] = {}, sg[kLanes] = {}, sgx[kLanes] = {};
+      for (int64_t b = 0; b < d.n; ++b) {
+        const float* xr = px + (b * d.c + ch) * d.s;
+        const float* gr = pdy + (b * d.c + ch) * d.s;
+        int64_t j = 0;
+        for (; j + kLanes <= d.s; j += kLanes)
+          for (int l = 0; l < kLanes; ++l) {
+            const double xv = xr[j + l], gv = gr[j + l];
+            sx[l] += xv;
+            sxx[l] += xv * xv;
+            sg[l] += gv;
+            sgx[l] += gv * xv;
+          }
+        for (; j < d.s; ++j) {
+          const double xv = xr[j], gv = gr[j];
+          sx[0] += xv;
+          sxx[0] += xv * xv;
+          sg[0] += gv;
+          sgx[0] += gv * xv;
+        }
+      }
+      for (int l = 1; l < kLanes; ++l) {
+        sx[0] += sx[l];
+        sxx[0] += sxx[l];
+        sg[0] += sg[l];
+        sgx[0] += sgx[l];
+      }
+      double m = mean[ch], v = var[ch];
+      if (training) {
+        m = sx[0] / count;
+        v = std::max(sxx[0] / count - m * m, 0.0);
+      }
+      const double inv = 1 / std::sqrt(v + static_cast<double>(a.epsilon));
+      const double gxh = (sgx[0] - m * sg[0]) * inv;  // sum(dY * x_hat)
+      pds[ch] = static_cast<float>(gxh);
+      pdb[ch] = static_cast<float>(sg[0]);
+      const double k1 = scale[ch] * inv;
+      const double cb = training ? -k1 * inv * gxh / count : 0.0;
+      const double cc = training ? -k1 * sg[0] / count - cb * m : 0.0;
+      const float fa = static_cast<float>(k1), fb = static_cast<float>(cb),
+                  fc = static_cast<float>(cc);
+      for (int64_t b = 0; b < d.n; ++b) {
+        const int64_t off = (b * d.c + ch) * d.s;
+        for (int64_t j = 0; j < d.s; ++j) pdx[off + j] = fa * pdy[off + j] + fb * px[off + j] + fc;
+      }
     }
   });
-  if (!prim) return false;
-  const Tensor dy = k.input(0).Contiguous(), x = k.input(1).Contiguous();
-  const Tensor scale = k.input(2).Contiguous();
-  Tensor mean = k.input(3).Contiguous(), var = k.input(4).Contiguous();
-  if (training) {
-    mean = Tensor({d.c}, DType::kFloat32);
-    var = Tensor({d.c}, DType::kFloat32);
-    BatchStats(x, d, mean.data<float>(), var.data<float>());
-  }
-  auto md = du::PlainDesc(dims, DType::kFloat32);
-  du::Execute(*prim, {{DNNL_ARG_SRC, du::Mem(x, md)},
-                      {DNNL_ARG_DIFF_DST, du::Mem(dy, md)},
-                      {DNNL_ARG_MEAN, du::Mem(mean)},
-                      {DNNL_ARG_VARIANCE, du::Mem(var)},
-                      {DNNL_ARG_SCALE, du::Mem(scale)},
-                      {DNNL_ARG_DIFF_SRC, du::Mem(k.output(0), md)},
-                      {DNNL_ARG_DIFF_SCALE, du::Mem(k.output(1))},
-                      {DNNL_ARG_DIFF_SHIFT, du::Mem(k.output(2))}});
   return true;
 }
 
 template <bool kFast>
 void GradKernel(KernelCtx& k, const BatchNormGradAttrs& a) {
-  if (!kFast || !GradDnnl(k, a)) GradLoop(k, a);
+  if (!kFast || !GradFast(k, a)) GradLoop(k, a);
 }
 
 // Gradients of X, scale, B and, in inference mode, of mean and var:
