@@ -397,8 +397,7 @@ SpecList ConvGradWeightInfer(const InferCtx& c, const ConvGradAttrs& a) {
 // The window in a kernel (the shapes were checked by shape inference).
 ops::Window KernelGradWindow(const char* op, const KernelCtx& k, const Shape& x, const Shape& w,
                              const ConvGradAttrs& a) {
-  static const OpSchema& schema = OpRegistry::Get(op, kLatestOpset, "ai.singa");
-  InferCtx c(schema, k.inputs, k.num_outputs(), "");
+  InferCtx c(OpRegistry::Get(op, kLatestOpset, "ai.singa"), k.inputs, k.num_outputs(), "");
   return GradWindow(c, x, w, k.input(0).shape(), a);
 }
 

@@ -195,6 +195,21 @@ SpecList GradInfer(const InferCtx& c, const LayerNormAttrs& a) {
   return {{c.dtype(1), xs}, {c.dtype(1), xs}};
 }
 
+// Sum of f(j) for j in [0, n), in kLanes partial sums: the compiler
+// vectorizes them (it does not reassociate one float sum).
+template <class A, class F>
+A LaneSum(int64_t n, F&& f) {
+  constexpr int kLanes = 16;
+  A part[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) part[l] += f(j + l);
+  A s = 0;
+  for (; j < n; ++j) s += f(j);
+  for (int l = 0; l < kLanes; ++l) s += part[l];
+  return s;
+}
+
 void GradLoop(KernelCtx& k, const LayerNormAttrs& a) {
   VisitFloat(k.input(1).dtype(), [&]<class T>(Tag<T>) {
     using A = Acc<T>;
@@ -203,17 +218,25 @@ void GradLoop(KernelCtx& k, const LayerNormAttrs& a) {
     Rows r;
     for (int64_t d = 0; d < x.ndim(); ++d) (d < axis ? r.outer : r.inner) *= x.shape()[d];
     if (r.outer * r.inner == 0) return;
-    Tensor gs(x.shape(), DTypeOf<A>());
-    cpu::Binary<T, T, A>(dy, k.input(2), gs, [](T g, T s) {
-      return static_cast<A>(static_cast<A>(g) * static_cast<A>(s));
-    });
+    // g = dY * Scale: read per row when Scale covers exactly the normalized
+    // dims (the usual case), else materialized with broadcasting.
+    const bool row_scale = CoversRow(k.input(2), r, x.ndim() - axis);
+    const std::vector<A> srow = row_scale ? k.input(2).ToVector<A>() : std::vector<A>();
+    Tensor gs;
+    if (!row_scale) {
+      gs = Tensor(x.shape(), DTypeOf<A>());
+      cpu::Binary<T, T, A>(dy, k.input(2), gs, [](T g, T s) {
+        return static_cast<A>(static_cast<A>(g) * static_cast<A>(s));
+      });
+    }
     auto stat_grad = [&](int i) {
       return k.has_input(i) ? k.input(i).ToVector<A>() : std::vector<A>(r.outer, A(0));
     };
     const std::vector<A> dmean = stat_grad(3), dinv = stat_grad(4);
     const T* px = x.data<T>();
     const T* pdy = dy.data<T>();
-    const A* pg = gs.data<A>();
+    const A* pg = row_scale ? nullptr : gs.data<A>();
+    const A* ps = srow.data();
     T* pdx = k.output(0).data<T>();
     T* pdyx = k.output(1).data<T>();
     const int64_t n = r.inner;
@@ -222,26 +245,25 @@ void GradLoop(KernelCtx& k, const LayerNormAttrs& a) {
         0, r.outer, std::max<int64_t>(1, cpu::kElementwiseGrain / n), [&](int64_t lo, int64_t hi) {
           for (int64_t i = lo; i < hi; ++i) {
             const T* row = px + i * n;
-            const A* g = pg + i * n;
-            A sum = 0;
-            for (int64_t j = 0; j < n; ++j) sum += static_cast<A>(row[j]);
-            const A m = sum / nn;
-            A sq = 0;
-            for (int64_t j = 0; j < n; ++j) {
-              const A v = static_cast<A>(row[j]) - m;
-              sq += v * v;
-            }
-            const A inv = 1 / std::sqrt(sq / nn + static_cast<A>(a.epsilon));
-            A sg = 0, sgx = 0;
-            for (int64_t j = 0; j < n; ++j) {
-              sg += g[j];
-              sgx += g[j] * (static_cast<A>(row[j]) - m) * inv;
-            }
+            const T* dyrow = pdy + i * n;
+            const A* grow = pg ? pg + i * n : nullptr;
+            auto g = [&](int64_t j) { return grow ? grow[j] : static_cast<A>(dyrow[j]) * ps[j]; };
+            const A m = LaneSum<A>(n, [&](int64_t j) { return static_cast<A>(row[j]); }) / nn;
+            const A var = LaneSum<A>(n,
+                                     [&](int64_t j) {
+                                       const A v = static_cast<A>(row[j]) - m;
+                                       return v * v;
+                                     }) /
+                          nn;
+            const A inv = 1 / std::sqrt(var + static_cast<A>(a.epsilon));
+            const A sg = LaneSum<A>(n, g);
+            const A sgx =
+                LaneSum<A>(n, [&](int64_t j) { return g(j) * (static_cast<A>(row[j]) - m); }) * inv;
             const A mg = sg / nn, mgx = sgx / nn, dm = dmean[i] / nn, di = dinv[i] * inv * inv / nn;
             for (int64_t j = 0; j < n; ++j) {
               const A xh = (static_cast<A>(row[j]) - m) * inv;
-              pdx[i * n + j] = static_cast<T>(inv * (g[j] - mg - xh * mgx) + dm - di * xh);
-              pdyx[i * n + j] = static_cast<T>(static_cast<A>(pdy[i * n + j]) * xh);
+              pdx[i * n + j] = static_cast<T>(inv * (g(j) - mg - xh * mgx) + dm - di * xh);
+              pdyx[i * n + j] = static_cast<T>(static_cast<A>(dyrow[j]) * xh);
             }
           }
         });
