@@ -214,6 +214,27 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   if (!p.dst_is_plain) Reorder(base + "|dst", dst, du::Mem(y, p.dst_plain));
 }
 
+// The index of the fastest of n candidates, run(i) running candidate i on
+// the call's own tensors: a warm-up round (JIT code, first touch), then at
+// least 3 timed rounds, more (up to 10) while the whole timing stays under
+// 50 ms, interleaved, keeping each one's minimum.
+template <class Run>
+size_t Fastest(size_t n, Run&& run) {
+  std::vector<double> best(n, std::numeric_limits<double>::infinity());
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r <= 3 || (r <= 10 && std::chrono::steady_clock::now() - start <
+                                            std::chrono::milliseconds(50));
+       ++r) {
+    for (size_t i = 0; i < n; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      run(i);
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+      if (r > 0) best[i] = std::min(best[i], took.count());
+    }
+  }
+  return std::min_element(best.begin(), best.end()) - best.begin();
+}
+
 // NOTE: which layout is fastest depends on the shape, so MakeConv builds up
 // to three candidates and times them on the first call of each key:
 //  - "plain": src/dst in plain NCHW, for a float32 pointwise (1x1, unpadded,
@@ -300,21 +321,8 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
   if (cands.empty()) return std::nullopt;
   if (cands.size() == 1) return std::move(cands[0]);
 
-  // The first round is a warm-up (JIT code, first touch); then at least 3
-  // timed rounds, more (up to 10) while the whole timing stays under 50 ms.
-  std::vector<double> best(cands.size(), std::numeric_limits<double>::infinity());
-  const auto start = std::chrono::steady_clock::now();
-  for (int r = 0; r <= 3 || (r <= 10 && std::chrono::steady_clock::now() - start <
-                                            std::chrono::milliseconds(50));
-       ++r) {
-    for (size_t i = 0; i < cands.size(); ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      RunConv(cands[i], key, x, w, b, y, group);
-      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
-      if (r > 0) best[i] = std::min(best[i], took.count());
-    }
-  }
-  const size_t pick = std::min_element(best.begin(), best.end()) - best.begin();
+  const size_t pick =
+      Fastest(cands.size(), [&](size_t i) { RunConv(cands[i], key, x, w, b, y, group); });
   return std::move(cands[pick]);
 }
 
@@ -568,17 +576,17 @@ std::string GradKey(const char* op, DType dt, const Shape& x, const Shape& w, co
 }
 
 // The forward primitive descriptor oneDNN wants as a hint for backward ones.
-dnnl::convolution_forward::primitive_desc HintPd(memory::data_type dt, const Shape& x,
-                                                 const memory::dims& w, const Shape& y,
+dnnl::convolution_forward::primitive_desc HintPd(memory::data_type dt, const memory::desc& src,
+                                                 const memory::dims& w, const memory::desc& dst,
                                                  const DnnlGeom& g, bool bias) {
-  const memory::desc src(du::Dims(x), dt, memory::format_tag::any),
-      wei(w, dt, memory::format_tag::any), dst(du::Dims(y), dt, memory::format_tag::any);
+  const memory::desc wei(w, dt, memory::format_tag::any);
   const auto prop = dnnl::prop_kind::forward_training;
   const auto alg = dnnl::algorithm::convolution_direct;
   if (bias)
     return dnnl::convolution_forward::primitive_desc(
-        du::Engine(), prop, alg, src, wei, memory::desc({y[1]}, dt, memory::format_tag::a), dst,
-        g.strides, g.dilates, g.pad_l, g.pad_r);
+        du::Engine(), prop, alg, src, wei,
+        memory::desc({dst.get_dims()[1]}, dt, memory::format_tag::a), dst, g.strides, g.dilates,
+        g.pad_l, g.pad_r);
   return dnnl::convolution_forward::primitive_desc(du::Engine(), prop, alg, src, wei, dst,
                                                    g.strides, g.dilates, g.pad_l, g.pad_r);
 }
@@ -629,29 +637,68 @@ Tensor Dense(const Tensor& t) {
 
 bool IsRef(const char* impl) { return std::string_view(impl).starts_with("ref"); }
 
+// Layout candidates for the activations (X/dX and dY) of a backward
+// primitive, as in the forward: "any" (oneDNN's pick: channel-blocked, with
+// reorders from and to the plain tensors) and, for a float32 pointwise
+// convolution, "plain" (oneDNN's GEMM kernel on NCHW, no reorders). When both
+// exist the faster is kept per key (Fastest).
+using Candidates = std::vector<std::pair<std::string, memory::format_tag>>;
+Candidates BwdLayouts(memory::data_type dt, const ops::Window& win, int64_t group) {
+  Candidates c = {{"any", memory::format_tag::any}};
+  bool pointwise = dt == memory::data_type::f32 && group == 1;
+  for (int64_t i = 0; i < win.nd; ++i)
+    pointwise = pointwise && win.kernel[i] == 1 && win.pad_begin[i] == 0 && win.pad_end[i] == 0;
+  static constexpr memory::format_tag kPlain[3] = {
+      memory::format_tag::abc, memory::format_tag::abcd, memory::format_tag::abcde};
+  if (pointwise) c.emplace_back("plain", kPlain[win.nd - 1]);
+  return c;
+}
+
 struct ConvBwdData {
   dnnl::convolution_backward_data::primitive_desc pd;
   dnnl::convolution_backward_data prim;
+  std::string layout;  // names the candidate in its reorders' cache keys
 };
 
-std::optional<ConvBwdData> MakeBwdData(const Tensor& dy, const Tensor& w, const Tensor& dx,
-                                       const ops::Window& win, int64_t group) {
+void RunBwdData(const ConvBwdData& p, const std::string& key, const Tensor& dy, const Tensor& w,
+                const Tensor& dx, int64_t group) {
+  const std::string base = key + "|" + p.layout;
+  Tensor dy_buf, w_buf, dx_buf;
+  const memory::desc dx_plain = du::PlainDesc(dx.shape(), dx.dtype());
+  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), dy_buf);
+  memory wei = InputAs(base + "|wei|", w, WeightsDesc(w, group), p.pd.weights_desc(), w_buf);
+  memory dsrc = OutputAs(dx, dx_plain, p.pd.diff_src_desc(), dx_buf);
+  du::Execute(p.prim,
+              {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc}});
+  Finish(base + "|dsrc", dsrc, dx, dx_plain);
+}
+
+std::optional<ConvBwdData> MakeBwdData(const std::string& key, const Tensor& dy, const Tensor& w,
+                                       const Tensor& dx, const ops::Window& win, int64_t group) {
   const memory::data_type dt = du::ToDnnl(dy.dtype());
   const DnnlGeom g = Geom(win);
   const memory::dims wd = WeightDims(w.shape(), group);
-  try {
-    auto hint = HintPd(dt, dx.shape(), wd, dy.shape(), g, false);
-    dnnl::convolution_backward_data::primitive_desc pd(
-        du::Engine(), dnnl::algorithm::convolution_direct,
-        memory::desc(du::Dims(dx.shape()), dt, memory::format_tag::any),
-        memory::desc(wd, dt, memory::format_tag::any),
-        memory::desc(du::Dims(dy.shape()), dt, memory::format_tag::any), g.strides, g.dilates,
-        g.pad_l, g.pad_r, hint);
-    if (IsRef(pd.impl_info_str())) return std::nullopt;  // our loop is no slower
-    return ConvBwdData{pd, dnnl::convolution_backward_data(pd)};
-  } catch (const dnnl::error&) {
-    return std::nullopt;  // no implementation for this dtype on this CPU
+  std::vector<ConvBwdData> cands;
+  for (const auto& [layout, tag] : BwdLayouts(dt, win, group)) {
+    try {
+      const memory::desc src(du::Dims(dx.shape()), dt, tag), dst(du::Dims(dy.shape()), dt, tag);
+      auto hint = HintPd(dt, src, wd, dst, g, false);
+      dnnl::convolution_backward_data::primitive_desc pd(
+          du::Engine(), dnnl::algorithm::convolution_direct, src,
+          memory::desc(wd, dt, memory::format_tag::any), dst, g.strides, g.dilates, g.pad_l,
+          g.pad_r, hint);
+      // oneDNN's reference implementation is no faster than our loop.
+      if (!IsRef(pd.impl_info_str()))
+        cands.push_back(ConvBwdData{pd, dnnl::convolution_backward_data(pd), layout});
+    } catch (const dnnl::error&) {
+      // No implementation for this layout or dtype: the other candidate, else the loop.
+    }
   }
+  if (cands.empty()) return std::nullopt;
+  const size_t pick = cands.size() == 1 ? 0 : Fastest(cands.size(), [&](size_t i) {
+    RunBwdData(cands[i], key, dy, w, dx, group);
+  });
+  return std::move(cands[pick]);
 }
 
 void ConvGradDataForward(KernelCtx& k, const ConvGradAttrs& a) {
@@ -663,70 +710,79 @@ void ConvGradDataForward(KernelCtx& k, const ConvGradAttrs& a) {
   const std::string key =
       GradKey("ConvGradData", dy.dtype(), dx.shape(), w.shape(), dy.shape(), win, a.group, false);
   auto& prim = du::Cached<std::optional<ConvBwdData>>(
-      key, [&] { return MakeBwdData(dy, w, dx, win, a.group); });
+      key, [&] { return MakeBwdData(key, dy, w, dx, win, a.group); });
   if (!prim) return ConvGradDataReference(k, a);
-  Tensor dy_buf, w_buf, dx_buf;
-  const memory::desc dx_plain = du::PlainDesc(dx.shape(), dx.dtype());
-  memory ddst = InputAs(key + "|ddst|", dy, du::Desc(dy), prim->pd.diff_dst_desc(), dy_buf);
-  memory wei = InputAs(key + "|wei|", w, WeightsDesc(w, a.group), prim->pd.weights_desc(), w_buf);
-  memory dsrc = OutputAs(dx, dx_plain, prim->pd.diff_src_desc(), dx_buf);
-  du::Execute(prim->prim,
-              {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc}});
-  Finish(key + "|dsrc", dsrc, dx, dx_plain);
+  RunBwdData(*prim, key, dy, w, dx, a.group);
 }
 
 struct ConvBwdWeights {
   dnnl::convolution_backward_weights::primitive_desc pd;
   dnnl::convolution_backward_weights prim;
+  std::string layout;
 };
 
-std::optional<ConvBwdWeights> MakeBwdWeights(const Tensor& dy, const Tensor& x, const Tensor& dw,
-                                             const ops::Window& win, int64_t group, bool bias) {
+void RunBwdWeights(const ConvBwdWeights& p, const std::string& key, const Tensor& dy,
+                   const Tensor& x, const Tensor& dw, const Tensor* db, int64_t group) {
+  const std::string base = key + "|" + p.layout;
+  Tensor dy_buf, x_buf, dw_buf;
+  const memory::desc dw_plain = WeightsDesc(dw, group);
+  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), dy_buf);
+  memory src = InputAs(base + "|src|", x, du::Desc(x), p.pd.src_desc(), x_buf);
+  memory dwei = OutputAs(dw, dw_plain, p.pd.diff_weights_desc(), dw_buf);
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei}};
+  if (db) args[DNNL_ARG_DIFF_BIAS] = du::Mem(*db);
+  du::Execute(p.prim, args);
+  Finish(base + "|dwei", dwei, dw, dw_plain);
+}
+
+std::optional<ConvBwdWeights> MakeBwdWeights(const std::string& key, const Tensor& dy,
+                                             const Tensor& x, const Tensor& dw, const Tensor* db,
+                                             const ops::Window& win, int64_t group) {
   const memory::data_type dt = du::ToDnnl(dy.dtype());
   const DnnlGeom g = Geom(win);
   const memory::dims wd = WeightDims(dw.shape(), group);
-  try {
-    auto hint = HintPd(dt, x.shape(), wd, dy.shape(), g, bias);
-    const memory::desc src(du::Dims(x.shape()), dt, memory::format_tag::any),
-        dwei(wd, dt, memory::format_tag::any),
-        ddst(du::Dims(dy.shape()), dt, memory::format_tag::any);
-    const auto alg = dnnl::algorithm::convolution_direct;
-    auto pd = bias ? dnnl::convolution_backward_weights::primitive_desc(
+  const auto alg = dnnl::algorithm::convolution_direct;
+  std::vector<ConvBwdWeights> cands;
+  for (const auto& [layout, tag] : BwdLayouts(dt, win, group)) {
+    try {
+      const memory::desc src(du::Dims(x.shape()), dt, tag), ddst(du::Dims(dy.shape()), dt, tag),
+          dwei(wd, dt, memory::format_tag::any);
+      auto hint = HintPd(dt, src, wd, ddst, g, db != nullptr);
+      auto pd = db ? dnnl::convolution_backward_weights::primitive_desc(
                          du::Engine(), alg, src, dwei,
                          memory::desc({dw.dim(0)}, dt, memory::format_tag::a), ddst, g.strides,
                          g.dilates, g.pad_l, g.pad_r, hint)
                    : dnnl::convolution_backward_weights::primitive_desc(
                          du::Engine(), alg, src, dwei, ddst, g.strides, g.dilates, g.pad_l, g.pad_r,
                          hint);
-    if (IsRef(pd.impl_info_str())) return std::nullopt;  // our loop is no slower
-    return ConvBwdWeights{pd, dnnl::convolution_backward_weights(pd)};
-  } catch (const dnnl::error&) {
-    return std::nullopt;  // no implementation for this dtype on this CPU
+      // oneDNN's reference implementation is no faster than our loop.
+      if (!IsRef(pd.impl_info_str()))
+        cands.push_back(ConvBwdWeights{pd, dnnl::convolution_backward_weights(pd), layout});
+    } catch (const dnnl::error&) {
+      // No implementation for this layout or dtype: the other candidate, else the loop.
+    }
   }
+  if (cands.empty()) return std::nullopt;
+  const size_t pick = cands.size() == 1 ? 0 : Fastest(cands.size(), [&](size_t i) {
+    RunBwdWeights(cands[i], key, dy, x, dw, db, group);
+  });
+  return std::move(cands[pick]);
 }
 
 void ConvGradWeightForward(KernelCtx& k, const ConvGradAttrs& a) {
   const Tensor dy = Dense(k.input(0)), x = Dense(k.input(1));
   const Tensor& dw = k.output(0);
-  const bool bias = k.num_outputs() > 1;
+  const Tensor* db = k.num_outputs() > 1 ? &k.outputs[1] : nullptr;
   if (!du::Supports(dy.dtype()) || dy.empty() || x.empty() || dw.empty())
     return ConvGradWeightReference(k, a);
   ops::Window win = KernelGradWindow("ConvGradWeight", k, x.shape(), dw.shape(), a);
-  const std::string key =
-      GradKey("ConvGradWeight", dy.dtype(), x.shape(), dw.shape(), dy.shape(), win, a.group, bias);
+  const std::string key = GradKey("ConvGradWeight", dy.dtype(), x.shape(), dw.shape(), dy.shape(),
+                                  win, a.group, db != nullptr);
   auto& prim = du::Cached<std::optional<ConvBwdWeights>>(
-      key, [&] { return MakeBwdWeights(dy, x, dw, win, a.group, bias); });
+      key, [&] { return MakeBwdWeights(key, dy, x, dw, db, win, a.group); });
   if (!prim) return ConvGradWeightReference(k, a);
-  Tensor dy_buf, x_buf, dw_buf;
-  const memory::desc dw_plain = WeightsDesc(dw, a.group);
-  memory ddst = InputAs(key + "|ddst|", dy, du::Desc(dy), prim->pd.diff_dst_desc(), dy_buf);
-  memory src = InputAs(key + "|src|", x, du::Desc(x), prim->pd.src_desc(), x_buf);
-  memory dwei = OutputAs(dw, dw_plain, prim->pd.diff_weights_desc(), dw_buf);
-  std::unordered_map<int, memory> args = {
-      {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei}};
-  if (bias) args[DNNL_ARG_DIFF_BIAS] = du::Mem(k.output(1));
-  du::Execute(prim->prim, args);
-  Finish(key + "|dwei", dwei, dw, dw_plain);
+  RunBwdWeights(*prim, key, dy, x, dw, db, a.group);
 }
 
 const OpSchema& GradSchema(const char* op) { return OpRegistry::Get(op, kLatestOpset, "ai.singa"); }
