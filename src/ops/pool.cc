@@ -269,9 +269,10 @@ void GlobalPoolForward(KernelCtx& k, const NoAttrs&) {
 
 // ---- backward ---------------------------------------------------------------
 // MaxPoolGrad and AveragePoolGrad (domain ai.singa): (dY, X) -> dX with the
-// forward's attributes. MaxPool routes each window's gradient to its max (the
-// first in scan order on ties, the element the Indices output names);
-// AveragePool spreads it evenly over the positions the window counted.
+// forward's attributes. MaxPool routes each window's gradient to its max (on
+// ties to one of them: the loop takes the first in scan order, the element the
+// Indices output names; oneDNN its own pick); a window of padding only passes
+// none. AveragePool spreads it evenly over the positions the window counted.
 
 SpecList PoolGradInfer(const InferCtx& c, const PoolAttrs& a) {
   SINGA_CHECK(c.rank(1) >= 3, ShapeError,
