@@ -11,6 +11,8 @@
 // Statistics compute in float (double for double X). oneDNN
 // batch_normalization (inference, global stats) is the fast path for
 // float32/bfloat16/float16 X.
+// Backward: the internal op BatchNormGrad (a fused two-pass kernel for
+// float32, a plain loop otherwise).
 // https://onnx.ai/onnx/operators/onnx__BatchNormalization.html
 #include <cmath>
 #include <cstdio>
@@ -18,6 +20,7 @@
 
 #include "kernels/cpu/dnnl_util.h"
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -195,6 +198,196 @@ void Forward9(KernelCtx& k, const BatchNorm9Attrs& a) {
   Run(k, a.epsilon, a.momentum, k.num_outputs() > 1, kFast, true);
 }
 
+// ---- backward ---------------------------------------------------------------
+// BatchNormGrad (domain ai.singa): (dY, X, scale, mean, var) -> (dX, dscale,
+// dB). In training mode mean and var are ignored: the batch statistics are
+// recomputed from X (the forward does not keep them), and
+//   dX = scale * inv_std * (dY - mean(dY) - x_hat * mean(dY * x_hat));
+// in inference mode dX = scale * inv_std * dY. Both: dscale = sum(dY * x_hat),
+// dB = sum(dY), sums over every dim but 1.
+
+struct BatchNormGradAttrs {
+  float epsilon = 1e-5f;
+  int64_t training_mode = 0;
+};
+
+SpecList GradInfer(const InferCtx& c, const BatchNormGradAttrs&) {
+  SINGA_CHECK(
+      c.rank(1) >= 1 && c.shape(0) == c.shape(1), ShapeError,
+      c.where() << ": dY and X must have one shape of rank >= 1 (" << c.inputs_string() << ")");
+  const int64_t ch = DimsOf(c.shape(1)).c;
+  for (int i = 2; i < 5; ++i)
+    SINGA_CHECK(c.shape(i) == Shape{ch}, ShapeError,
+                c.where() << ": scale, mean and var must have shape [" << ch << "] ("
+                          << c.inputs_string() << ")");
+  return {{c.dtype(1), c.shape(1)}, {c.dtype(2), {ch}}, {c.dtype(2), {ch}}};
+}
+
+void GradLoop(KernelCtx& k, const BatchNormGradAttrs& a) {
+  VisitFloat(k.input(1).dtype(), [&]<class T>(Tag<T>) {
+    using A = Acc<T>;
+    const Tensor dy = k.input(0).Contiguous(), x = k.input(1).Contiguous();
+    const Dims d = DimsOf(x.shape());
+    const std::vector<A> scale = k.input(2).ToVector<A>();
+    std::vector<A> mean = k.input(3).ToVector<A>(), var = k.input(4).ToVector<A>();
+    std::vector<A> dscale(d.c, A(0)), dbias(d.c, A(0));
+    const int64_t count = d.n * d.s;
+    const bool training = a.training_mode != 0;
+    if (count > 0) {
+      const T* px = x.data<T>();
+      const T* pdy = dy.data<T>();
+      T* pdx = k.output(0).data<T>();
+      ParallelFor(0, d.c, 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t ch = lo; ch < hi; ++ch) {
+          auto at = [&](int64_t b, int64_t j) { return (b * d.c + ch) * d.s + j; };
+          if (training) {
+            A sum = 0, sq = 0;
+            for (int64_t b = 0; b < d.n; ++b)
+              for (int64_t j = 0; j < d.s; ++j) sum += static_cast<A>(px[at(b, j)]);
+            mean[ch] = sum / static_cast<A>(count);
+            for (int64_t b = 0; b < d.n; ++b)
+              for (int64_t j = 0; j < d.s; ++j) {
+                const A v = static_cast<A>(px[at(b, j)]) - mean[ch];
+                sq += v * v;
+              }
+            var[ch] = sq / static_cast<A>(count);
+          }
+          const A m = mean[ch], inv = 1 / std::sqrt(var[ch] + static_cast<A>(a.epsilon));
+          A sdy = 0, sdyx = 0;
+          for (int64_t b = 0; b < d.n; ++b)
+            for (int64_t j = 0; j < d.s; ++j) {
+              const A g = static_cast<A>(pdy[at(b, j)]);
+              sdy += g;
+              sdyx += g * (static_cast<A>(px[at(b, j)]) - m);
+            }
+          sdyx *= inv;  // sum(dY * x_hat)
+          dscale[ch] = sdyx;
+          dbias[ch] = sdy;
+          const A k1 = scale[ch] * inv, mdy = sdy / static_cast<A>(count),
+                  mdyx = sdyx / static_cast<A>(count);
+          for (int64_t b = 0; b < d.n; ++b)
+            for (int64_t j = 0; j < d.s; ++j) {
+              const A g = static_cast<A>(pdy[at(b, j)]);
+              const A xh = (static_cast<A>(px[at(b, j)]) - m) * inv;
+              pdx[at(b, j)] = static_cast<T>(training ? k1 * (g - mdy - xh * mdyx) : k1 * g);
+            }
+        }
+      });
+    }
+    k.outputs[1].CopyFrom(Tensor::FromVector<A>({d.c}, dscale).AsType(k.output(1).dtype()));
+    k.outputs[2].CopyFrom(Tensor::FromVector<A>({d.c}, dbias).AsType(k.output(2).dtype()));
+  });
+}
+
+// The float32 fast path: per channel one pass over X and dY for the sums
+// (sum x, sum x^2, sum dY, sum dY * x) and one for dX = a * dY + b * x + c.
+// NOTE: oneDNN's batch_normalization backward on the plain layout (its
+// ncsp_bnorm implementation) plus a separate pass for the batch statistics
+// measured 1.3-1.9x torch's time for 16x64x56x56 and 16x144x56x56; this
+// kernel reads X and dY twice in all. The sums accumulate in double (8 lanes,
+// so the compiler vectorizes them), which keeps var = E[x^2] - mean^2 accurate
+// for float32 data.
+bool GradFast(KernelCtx& k, const BatchNormGradAttrs& a) {
+  for (int i = 0; i < 5; ++i)
+    if (k.input(i).dtype() != DType::kFloat32) return false;
+  if (k.input(1).numel() == 0) return false;
+  const bool training = a.training_mode != 0;
+  const Tensor dy = k.input(0).Contiguous(), x = k.input(1).Contiguous();
+  const Dims d = DimsOf(x.shape());
+  const std::vector<float> scale = k.input(2).ToVector<float>(),
+                           mean = k.input(3).ToVector<float>(), var = k.input(4).ToVector<float>();
+  const float* px = x.data<float>();
+  const float* pdy = dy.data<float>();
+  float* pdx = k.output(0).data<float>();
+  float* pds = k.output(1).data<float>();
+  float* pdb = k.output(2).data<float>();
+  const double count = static_cast<double>(d.n * d.s);
+  ParallelFor(0, d.c, 1, [&](int64_t lo, int64_t hi) {
+    constexpr int kLanes = 8;
+    for (int64_t ch = lo; ch < hi; ++ch) {
+      double sx[kLanes] = {}, sxx[kLanes] = {}, sg[kLanes] = {}, sgx[kLanes] = {};
+      for (int64_t b = 0; b < d.n; ++b) {
+        const float* xr = px + (b * d.c + ch) * d.s;
+        const float* gr = pdy + (b * d.c + ch) * d.s;
+        int64_t j = 0;
+        for (; j + kLanes <= d.s; j += kLanes)
+          for (int l = 0; l < kLanes; ++l) {
+            const double xv = xr[j + l], gv = gr[j + l];
+            sx[l] += xv;
+            sxx[l] += xv * xv;
+            sg[l] += gv;
+            sgx[l] += gv * xv;
+          }
+        for (; j < d.s; ++j) {
+          const double xv = xr[j], gv = gr[j];
+          sx[0] += xv;
+          sxx[0] += xv * xv;
+          sg[0] += gv;
+          sgx[0] += gv * xv;
+        }
+      }
+      for (int l = 1; l < kLanes; ++l) {
+        sx[0] += sx[l];
+        sxx[0] += sxx[l];
+        sg[0] += sg[l];
+        sgx[0] += sgx[l];
+      }
+      double m = mean[ch], v = var[ch];
+      if (training) {
+        m = sx[0] / count;
+        v = std::max(sxx[0] / count - m * m, 0.0);
+      }
+      const double inv = 1 / std::sqrt(v + static_cast<double>(a.epsilon));
+      const double gxh = (sgx[0] - m * sg[0]) * inv;  // sum(dY * x_hat)
+      pds[ch] = static_cast<float>(gxh);
+      pdb[ch] = static_cast<float>(sg[0]);
+      const double k1 = scale[ch] * inv;
+      const double cb = training ? -k1 * inv * gxh / count : 0.0;
+      const double cc = training ? -k1 * sg[0] / count - cb * m : 0.0;
+      const float fa = static_cast<float>(k1), fb = static_cast<float>(cb),
+                  fc = static_cast<float>(cc);
+      for (int64_t b = 0; b < d.n; ++b) {
+        const int64_t off = (b * d.c + ch) * d.s;
+        for (int64_t j = 0; j < d.s; ++j) pdx[off + j] = fa * pdy[off + j] + fb * px[off + j] + fc;
+      }
+    }
+  });
+  return true;
+}
+
+template <bool kFast>
+void GradKernel(KernelCtx& k, const BatchNormGradAttrs& a) {
+  if (!kFast || !GradFast(k, a)) GradLoop(k, a);
+}
+
+// Gradients of X, scale, B and, in inference mode, of mean and var:
+//   dmean = -scale * inv_std * dB,  dvar = -scale * dscale * inv_std^2 / 2.
+// The running statistics outputs (and opset 9's saved batch statistics) have
+// no gradient.
+TensorList Backward(const GradCtx& g, float epsilon, bool training) {
+  static const OpSchema& op = OpRegistry::Get("BatchNormGrad", kLatestOpset, "ai.singa");
+  const Tensor& dy = g.grad_output(0);
+  if (!dy.defined()) return {};
+  const Tensor &scale = g.input(1), &mean = g.input(3), &var = g.input(4);
+  TensorList r = RunOp(op, TensorList{dy, g.input(0), scale, mean, var},
+                       BatchNormGradAttrs{epsilon, training ? 1 : 0});
+  TensorList grads = {r[0], r[1], r[2], Tensor(), Tensor()};
+  if (!training && (g.needs_grad(3) || g.needs_grad(4))) {
+    const DType dt = var.dtype();
+    const Tensor s = scale.AsType(dt), ds = r[1].AsType(dt), db = r[2].AsType(dt);
+    const Tensor inv2 = grad::Op1("Reciprocal", grad::Add(var, grad::Scalar(epsilon, var)));
+    grads[3] = grad::Op1("Neg", grad::Mul(grad::Mul(s, grad::Op1("Sqrt", inv2)), db));
+    grads[4] = grad::Mul(grad::Mul(grad::Mul(s, ds), inv2), grad::Scalar(-0.5, var));
+  }
+  return grads;
+}
+TensorList Backward14(const GradCtx& g, const BatchNorm14Attrs& a) {
+  return Backward(g, a.epsilon, a.training_mode != 0);
+}
+TensorList Backward9(const GradCtx& g, const BatchNorm9Attrs& a) {
+  return Backward(g, a.epsilon, g.num_outputs() > 1);
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
@@ -209,7 +402,8 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
     .dtypes(dtypes::kFloats, {3, 4})
     .infer(Infer14)
     .kernel(Forward14<true>)
-    .reference(Forward14<false>);
+    .reference(Forward14<false>)
+    .backward(Backward14);
 SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
     .since_opset(9)
     .inputs({"X", "scale", "B", "mean", "var"})
@@ -219,6 +413,21 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
     .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
     .infer(Infer9)
     .kernel(Forward9<true>)
-    .reference(Forward9<false>);
+    .reference(Forward9<false>)
+    .backward(Backward9);
+
+// The internal op of BatchNormalization's backward.
+SINGA_REGISTER_OP(BatchNormGrad, BatchNormGradAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X", "scale", "mean", "var"})
+    .outputs({"dX", "dscale", "dB"})
+    .attr("epsilon", &BatchNormGradAttrs::epsilon)
+    .attr("training_mode", &BatchNormGradAttrs::training_mode)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .dtypes(dtypes::kFloats, {2})
+    .dtypes(dtypes::kFloats, {3, 4})
+    .infer(GradInfer)
+    .kernel(GradKernel<true>)
+    .reference(GradKernel<false>);
 
 }  // namespace singa

@@ -7,6 +7,10 @@
 // blocked, or plain for 1x1) measured fastest for the shape on its first
 // call; the plain inputs are reordered into those layouts and the result
 // back. Reference (and float64) path: a direct loop.
+//
+// Backward: the internal ops ConvGradData (dY, W) -> dX and ConvGradWeight
+// (dY, X) -> dW[, dB] (domain ai.singa), each a oneDNN convolution backward
+// primitive (float32/bfloat16/float16) with a direct loop beside it.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -15,6 +19,7 @@
 #include <string_view>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "ops/grad_util.h"
 #include "ops/window.h"
 
 namespace singa {
@@ -209,6 +214,27 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   if (!p.dst_is_plain) Reorder(base + "|dst", dst, du::Mem(y, p.dst_plain));
 }
 
+// The index of the fastest of n candidates, run(i) running candidate i on
+// the call's own tensors: a warm-up round (JIT code, first touch), then at
+// least 3 timed rounds, more (up to 10) while the whole timing stays under
+// 50 ms, interleaved, keeping each one's minimum.
+template <class Run>
+size_t Fastest(size_t n, Run&& run) {
+  std::vector<double> best(n, std::numeric_limits<double>::infinity());
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r <= 3 || (r <= 10 && std::chrono::steady_clock::now() - start <
+                                            std::chrono::milliseconds(50));
+       ++r) {
+    for (size_t i = 0; i < n; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      run(i);
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+      if (r > 0) best[i] = std::min(best[i], took.count());
+    }
+  }
+  return std::min_element(best.begin(), best.end()) - best.begin();
+}
+
 // NOTE: which layout is fastest depends on the shape, so MakeConv builds up
 // to three candidates and times them on the first call of each key:
 //  - "plain": src/dst in plain NCHW, for a float32 pointwise (1x1, unpadded,
@@ -295,21 +321,8 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
   if (cands.empty()) return std::nullopt;
   if (cands.size() == 1) return std::move(cands[0]);
 
-  // The first round is a warm-up (JIT code, first touch); then at least 3
-  // timed rounds, more (up to 10) while the whole timing stays under 50 ms.
-  std::vector<double> best(cands.size(), std::numeric_limits<double>::infinity());
-  const auto start = std::chrono::steady_clock::now();
-  for (int r = 0; r <= 3 || (r <= 10 && std::chrono::steady_clock::now() - start <
-                                            std::chrono::milliseconds(50));
-       ++r) {
-    for (size_t i = 0; i < cands.size(); ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      RunConv(cands[i], key, x, w, b, y, group);
-      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
-      if (r > 0) best[i] = std::min(best[i], took.count());
-    }
-  }
-  const size_t pick = std::min_element(best.begin(), best.end()) - best.begin();
+  const size_t pick =
+      Fastest(cands.size(), [&](size_t i) { RunConv(cands[i], key, x, w, b, y, group); });
   return std::move(cands[pick]);
 }
 
@@ -342,6 +355,467 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   RunConv(*prim, key, x, w, b, y, a.group);
 }
 
+// ---- backward ---------------------------------------------------------------
+// The internal ops take the forward's geometry resolved: explicit pads
+// (auto_pad applied), strides, dilations, group, and the shape of the tensor
+// whose gradient they compute (X for ConvGradData, W for ConvGradWeight).
+
+struct ConvGradAttrs {
+  std::vector<int64_t> dilations;
+  int64_t group = 1;
+  std::vector<int64_t> pads;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+};
+
+// The window of the forward convolution of x with w that gave dy; checks that
+// the three shapes and the attributes fit together.
+ops::Window GradWindow(const InferCtx& c, const Shape& x, const Shape& w, const Shape& dy,
+                       const ConvGradAttrs& a) {
+  const size_t rank = x.size();
+  SINGA_CHECK(rank >= 3 && rank <= 5 && w.size() == rank && dy.size() == rank, ShapeError,
+              c.where() << ": dY, X and W must have one rank with 1 to 3 spatial dimensions "
+                        << "(X " << ToString(x) << ", W " << ToString(w) << ", "
+                        << c.inputs_string() << ")");
+  SINGA_CHECK(a.group >= 1 && w[1] * a.group == x[1] && w[0] % a.group == 0 && dy[0] == x[0] &&
+                  dy[1] == w[0],
+              ShapeError,
+              c.where() << ": X " << ToString(x) << ", W " << ToString(w) << " and dY "
+                        << ToString(dy) << " do not fit a convolution with group " << a.group);
+  ops::Window win = ops::ResolveWindow(c, Shape(x.begin() + 2, x.end()), KernelShape(w), a.strides,
+                                       a.dilations, a.pads, "NOTSET", false);
+  SINGA_CHECK(Shape(win.out) == Shape(dy.begin() + 2, dy.end()), ShapeError,
+              c.where() << ": dY " << ToString(dy) << " is not the output shape of X "
+                        << ToString(x) << " and W " << ToString(w) << " (strides "
+                        << ops::IntsString(a.strides) << ", pads " << ops::IntsString(a.pads)
+                        << ")");
+  return win;
+}
+
+SpecList ConvGradDataInfer(const InferCtx& c, const ConvGradAttrs& a) {
+  GradWindow(c, Shape(a.shape), c.shape(1), c.shape(0), a);
+  return {{c.dtype(0), Shape(a.shape)}};
+}
+
+SpecList ConvGradWeightInfer(const InferCtx& c, const ConvGradAttrs& a) {
+  GradWindow(c, c.shape(1), Shape(a.shape), c.shape(0), a);
+  return {{c.dtype(0), Shape(a.shape)}, {c.dtype(0), {a.shape[0]}}};
+}
+
+// The window in a kernel (the shapes were checked by shape inference).
+ops::Window KernelGradWindow(const char* op, const KernelCtx& k, const Shape& x, const Shape& w,
+                             const ConvGradAttrs& a) {
+  InferCtx c(OpRegistry::Get(op, kLatestOpset, "ai.singa"), k.inputs, k.num_outputs(), "");
+  return GradWindow(c, x, w, k.input(0).shape(), a);
+}
+
+// dX[n, c] = sum over the group's m and taps of W[m, c, tap] * dY[n, m, o].
+template <class T>
+void ConvDataLoop(const Tensor& dy, const Tensor& w, const Tensor& dx, const ops::Window& win,
+                  int64_t group) {
+  using A = Acc<T>;
+  const int64_t c_all = dx.dim(1), cg = w.dim(1), mg = w.dim(0) / group;
+  const ops::Geo3 g = ops::To3(win);
+  const auto ys = ops::Strides5(dy), ws = ops::Strides5(w);
+  const int64_t plane = g.in[0] * g.in[1] * g.in[2];
+  const T* yp = static_cast<const T*>(dy.raw_data());
+  const T* wp = static_cast<const T*>(w.raw_data());
+  T* xp = static_cast<T*>(dx.raw_data());
+  ParallelFor(0, dx.dim(0) * c_all, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<A> acc(plane);
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t n = i / c_all, ci = i % c_all, grp = ci / cg, c = ci % cg;
+      std::fill(acc.begin(), acc.end(), A(0));
+      for (int64_t m = grp * mg; m < (grp + 1) * mg; ++m) {
+        const T* yc = yp + n * ys[0] + m * ys[1];
+        const T* wc = wp + m * ws[0] + c * ws[1];
+        for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+          const int64_t offd = kd * g.d[0] - g.pb[0];
+          auto [d0, d1] = ValidRange(offd, g.s[0], g.in[0], g.out[0]);
+          for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+            const int64_t offh = kh * g.d[1] - g.pb[1];
+            auto [h0, h1] = ValidRange(offh, g.s[1], g.in[1], g.out[1]);
+            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+              const int64_t offw = kw * g.d[2] - g.pb[2];
+              auto [w0, w1] = ValidRange(offw, g.s[2], g.in[2], g.out[2]);
+              const A wv = static_cast<A>(wc[kd * ws[2] + kh * ws[3] + kw * ws[4]]);
+              for (int64_t od = d0; od < d1; ++od) {
+                for (int64_t oh = h0; oh < h1; ++oh) {
+                  A* arow = acc.data() +
+                            ((od * g.s[0] + offd) * g.in[1] + (oh * g.s[1] + offh)) * g.in[2];
+                  const T* yrow = yc + od * ys[2] + oh * ys[3];
+                  for (int64_t ow = w0; ow < w1; ++ow)
+                    arow[ow * g.s[2] + offw] += wv * static_cast<A>(yrow[ow * ys[4]]);
+                }
+              }
+            }
+          }
+        }
+      }
+      T* xo = xp + i * plane;
+      for (int64_t j = 0; j < plane; ++j) xo[j] = static_cast<T>(acc[j]);
+    }
+  });
+}
+
+// dW[m, c, tap] = sum over n and o of dY[n, m, o] * X[n, group's c, o * s + tap].
+template <class T>
+void ConvWeightLoop(const Tensor& dy, const Tensor& x, const Tensor& dw, const ops::Window& win,
+                    int64_t group) {
+  using A = Acc<T>;
+  const int64_t n_batch = x.dim(0), m_all = dw.dim(0), cg = dw.dim(1), mg = m_all / group;
+  const ops::Geo3 g = ops::To3(win);
+  const auto ys = ops::Strides5(dy), xs = ops::Strides5(x);
+  const int64_t taps = g.k[0] * g.k[1] * g.k[2];
+  const T* yp = static_cast<const T*>(dy.raw_data());
+  const T* xp = static_cast<const T*>(x.raw_data());
+  T* wp = static_cast<T*>(dw.raw_data());
+  ParallelFor(0, m_all * cg, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t m = i / cg, c = i % cg, ci = (m / mg) * cg + c;
+      for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+        const int64_t offd = kd * g.d[0] - g.pb[0];
+        auto [d0, d1] = ValidRange(offd, g.s[0], g.in[0], g.out[0]);
+        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+          const int64_t offh = kh * g.d[1] - g.pb[1];
+          auto [h0, h1] = ValidRange(offh, g.s[1], g.in[1], g.out[1]);
+          for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+            const int64_t offw = kw * g.d[2] - g.pb[2];
+            auto [w0, w1] = ValidRange(offw, g.s[2], g.in[2], g.out[2]);
+            A sum = 0;
+            for (int64_t n = 0; n < n_batch; ++n) {
+              const T* yc = yp + n * ys[0] + m * ys[1];
+              const T* xc = xp + n * xs[0] + ci * xs[1];
+              for (int64_t od = d0; od < d1; ++od) {
+                for (int64_t oh = h0; oh < h1; ++oh) {
+                  const T* xrow = xc + (od * g.s[0] + offd) * xs[2] + (oh * g.s[1] + offh) * xs[3];
+                  const T* yrow = yc + od * ys[2] + oh * ys[3];
+                  for (int64_t ow = w0; ow < w1; ++ow)
+                    sum += static_cast<A>(yrow[ow * ys[4]]) *
+                           static_cast<A>(xrow[(ow * g.s[2] + offw) * xs[4]]);
+                }
+              }
+            }
+            wp[i * taps + (kd * g.k[1] + kh) * g.k[2] + kw] = static_cast<T>(sum);
+          }
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+void ConvBiasLoop(const Tensor& dy, const Tensor& db) {
+  using A = Acc<T>;
+  const auto ys = ops::Strides5(dy);
+  int64_t sp[3] = {1, 1, 1};
+  for (int64_t d = 2; d < dy.ndim(); ++d) sp[5 - dy.ndim() + d - 2] = dy.dim(d);
+  const T* yp = static_cast<const T*>(dy.raw_data());
+  T* bp = static_cast<T*>(db.raw_data());
+  ParallelFor(0, db.dim(0), 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t m = lo; m < hi; ++m) {
+      A sum = 0;
+      for (int64_t n = 0; n < dy.dim(0); ++n)
+        for (int64_t od = 0; od < sp[0]; ++od)
+          for (int64_t oh = 0; oh < sp[1]; ++oh) {
+            const T* yrow = yp + n * ys[0] + m * ys[1] + od * ys[2] + oh * ys[3];
+            for (int64_t ow = 0; ow < sp[2]; ++ow) sum += static_cast<A>(yrow[ow * ys[4]]);
+          }
+      bp[m] = static_cast<T>(sum);
+    }
+  });
+}
+
+void ConvGradDataReference(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor& dx = k.output(0);
+  if (dx.empty()) return;
+  ops::Window win = KernelGradWindow("ConvGradData", k, dx.shape(), k.input(1).shape(), a);
+  VisitFloat(dx.dtype(),
+             [&]<class T>(Tag<T>) { ConvDataLoop<T>(k.input(0), k.input(1), dx, win, a.group); });
+}
+
+void ConvGradWeightReference(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor& dw = k.output(0);
+  const Tensor* db = k.num_outputs() > 1 ? &k.outputs[1] : nullptr;
+  ops::Window win = KernelGradWindow("ConvGradWeight", k, k.input(1).shape(), dw.shape(), a);
+  VisitFloat(dw.dtype(), [&]<class T>(Tag<T>) {
+    // A zero-sized batch or output gives empty sums: zeros.
+    if (!dw.empty()) ConvWeightLoop<T>(k.input(0), k.input(1), dw, win, a.group);
+    if (db && !db->empty()) ConvBiasLoop<T>(k.input(0), *db);
+  });
+}
+
+// oneDNN's convolution geometry.
+struct DnnlGeom {
+  memory::dims strides, dilates, pad_l, pad_r;
+};
+DnnlGeom Geom(const ops::Window& win) {
+  DnnlGeom g;
+  for (int64_t i = 0; i < win.nd; ++i) {
+    g.strides.push_back(win.stride[i]);
+    g.dilates.push_back(win.dilation[i] - 1);  // oneDNN counts the gaps
+    g.pad_l.push_back(win.pad_begin[i]);
+    g.pad_r.push_back(win.pad_end[i]);
+  }
+  return g;
+}
+
+// The cache key of a backward primitive: op, dtype, shapes, geometry.
+std::string GradKey(const char* op, DType dt, const Shape& x, const Shape& w, const Shape& y,
+                    const ops::Window& win, int64_t group, bool bias) {
+  std::string key = op;
+  key += ';';
+  key += Name(dt);
+  key += ToString(x) + ToString(w) + ToString(y) + (bias ? "b;" : ";");
+  AppendInts(key, win.stride);
+  AppendInts(key, win.dilation);
+  AppendInts(key, win.pad_begin);
+  AppendInts(key, win.pad_end);
+  key += std::to_string(group);
+  return key;
+}
+
+// The forward primitive descriptor oneDNN wants as a hint for backward ones.
+dnnl::convolution_forward::primitive_desc HintPd(memory::data_type dt, const memory::desc& src,
+                                                 const memory::dims& w, const memory::desc& dst,
+                                                 const DnnlGeom& g, bool bias) {
+  const memory::desc wei(w, dt, memory::format_tag::any);
+  const auto prop = dnnl::prop_kind::forward_training;
+  const auto alg = dnnl::algorithm::convolution_direct;
+  if (bias)
+    return dnnl::convolution_forward::primitive_desc(
+        du::Engine(), prop, alg, src, wei,
+        memory::desc({dst.get_dims()[1]}, dt, memory::format_tag::a), dst, g.strides, g.dilates,
+        g.pad_l, g.pad_r);
+  return dnnl::convolution_forward::primitive_desc(du::Engine(), prop, alg, src, wei, dst,
+                                                   g.strides, g.dilates, g.pad_l, g.pad_r);
+}
+
+// The dims of W as oneDNN's grouped weights [g, M/g, C/g, k...] when group > 1.
+memory::dims WeightDims(const Shape& w, int64_t group) {
+  memory::dims d(w.begin(), w.end());
+  if (group > 1) {
+    d[0] /= group;
+    d.insert(d.begin(), group);
+  }
+  return d;
+}
+
+// `t` (described by `have`) as a memory of layout `want`: t itself when the
+// layouts agree, else a reorder into `holder` (cached under `key`).
+memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have,
+               const memory::desc& want, Tensor& holder) {
+  if (have == want) return memory(want, du::Engine(), t.raw_data());
+  memory m = ScratchMem(want, holder);
+  std::string rk = key;
+  du::AppendKey(rk, t);
+  Reorder(rk, memory(have, du::Engine(), t.raw_data()), m);
+  return m;
+}
+
+// A memory of layout `want` to compute into, for output `t` (plain, described
+// by `plain`): t itself when the layouts agree, else scratch.
+memory OutputAs(const Tensor& t, const memory::desc& plain, const memory::desc& want,
+                Tensor& holder) {
+  return plain == want ? memory(want, du::Engine(), t.raw_data()) : ScratchMem(want, holder);
+}
+
+// Copies a scratch result into the plain output `t` (nothing when computed in place).
+void Finish(const std::string& key, const memory& result, const Tensor& t,
+            const memory::desc& plain) {
+  if (result.get_data_handle() == t.raw_data()) return;
+  Reorder(key, result, memory(plain, du::Engine(), t.raw_data()));
+}
+
+// t, or a dense copy when it is a broadcast view (a zero stride), which a
+// oneDNN memory descriptor cannot express.
+Tensor Dense(const Tensor& t) {
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.strides()[d] == 0 && t.dim(d) > 1) return t.Contiguous();
+  return t;
+}
+
+bool IsRef(const char* impl) { return std::string_view(impl).starts_with("ref"); }
+
+// Layout candidates for the activations (X/dX and dY) of a backward
+// primitive, as in the forward: "any" (oneDNN's pick: channel-blocked, with
+// reorders from and to the plain tensors) and, for a float32 pointwise
+// convolution, "plain" (oneDNN's GEMM kernel on NCHW, no reorders). When both
+// exist the faster is kept per key (Fastest).
+using Candidates = std::vector<std::pair<std::string, memory::format_tag>>;
+Candidates BwdLayouts(memory::data_type dt, const ops::Window& win, int64_t group) {
+  Candidates c = {{"any", memory::format_tag::any}};
+  bool pointwise = dt == memory::data_type::f32 && group == 1;
+  for (int64_t i = 0; i < win.nd; ++i)
+    pointwise = pointwise && win.kernel[i] == 1 && win.pad_begin[i] == 0 && win.pad_end[i] == 0;
+  static constexpr memory::format_tag kPlain[3] = {
+      memory::format_tag::abc, memory::format_tag::abcd, memory::format_tag::abcde};
+  if (pointwise) c.emplace_back("plain", kPlain[win.nd - 1]);
+  return c;
+}
+
+struct ConvBwdData {
+  dnnl::convolution_backward_data::primitive_desc pd;
+  dnnl::convolution_backward_data prim;
+  std::string layout;  // names the candidate in its reorders' cache keys
+};
+
+void RunBwdData(const ConvBwdData& p, const std::string& key, const Tensor& dy, const Tensor& w,
+                const Tensor& dx, int64_t group) {
+  const std::string base = key + "|" + p.layout;
+  Tensor dy_buf, w_buf, dx_buf;
+  const memory::desc dx_plain = du::PlainDesc(dx.shape(), dx.dtype());
+  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), dy_buf);
+  memory wei = InputAs(base + "|wei|", w, WeightsDesc(w, group), p.pd.weights_desc(), w_buf);
+  memory dsrc = OutputAs(dx, dx_plain, p.pd.diff_src_desc(), dx_buf);
+  du::Execute(p.prim,
+              {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc}});
+  Finish(base + "|dsrc", dsrc, dx, dx_plain);
+}
+
+std::optional<ConvBwdData> MakeBwdData(const std::string& key, const Tensor& dy, const Tensor& w,
+                                       const Tensor& dx, const ops::Window& win, int64_t group) {
+  const memory::data_type dt = du::ToDnnl(dy.dtype());
+  const DnnlGeom g = Geom(win);
+  const memory::dims wd = WeightDims(w.shape(), group);
+  std::vector<ConvBwdData> cands;
+  for (const auto& [layout, tag] : BwdLayouts(dt, win, group)) {
+    try {
+      const memory::desc src(du::Dims(dx.shape()), dt, tag), dst(du::Dims(dy.shape()), dt, tag);
+      auto hint = HintPd(dt, src, wd, dst, g, false);
+      dnnl::convolution_backward_data::primitive_desc pd(
+          du::Engine(), dnnl::algorithm::convolution_direct, src,
+          memory::desc(wd, dt, memory::format_tag::any), dst, g.strides, g.dilates, g.pad_l,
+          g.pad_r, hint);
+      // oneDNN's reference implementation is no faster than our loop.
+      if (!IsRef(pd.impl_info_str()))
+        cands.push_back(ConvBwdData{pd, dnnl::convolution_backward_data(pd), layout});
+    } catch (const dnnl::error&) {
+      // No implementation for this layout or dtype: the other candidate, else the loop.
+    }
+  }
+  if (cands.empty()) return std::nullopt;
+  const size_t pick = cands.size() == 1 ? 0 : Fastest(cands.size(), [&](size_t i) {
+    RunBwdData(cands[i], key, dy, w, dx, group);
+  });
+  return std::move(cands[pick]);
+}
+
+void ConvGradDataForward(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor dy = Dense(k.input(0)), w = Dense(k.input(1));
+  const Tensor& dx = k.output(0);
+  if (dx.empty()) return;
+  if (!du::Supports(dy.dtype()) || dy.empty() || w.empty()) return ConvGradDataReference(k, a);
+  ops::Window win = KernelGradWindow("ConvGradData", k, dx.shape(), w.shape(), a);
+  const std::string key =
+      GradKey("ConvGradData", dy.dtype(), dx.shape(), w.shape(), dy.shape(), win, a.group, false);
+  auto& prim = du::Cached<std::optional<ConvBwdData>>(
+      key, [&] { return MakeBwdData(key, dy, w, dx, win, a.group); });
+  if (!prim) return ConvGradDataReference(k, a);
+  RunBwdData(*prim, key, dy, w, dx, a.group);
+}
+
+struct ConvBwdWeights {
+  dnnl::convolution_backward_weights::primitive_desc pd;
+  dnnl::convolution_backward_weights prim;
+  std::string layout;
+};
+
+void RunBwdWeights(const ConvBwdWeights& p, const std::string& key, const Tensor& dy,
+                   const Tensor& x, const Tensor& dw, const Tensor* db, int64_t group) {
+  const std::string base = key + "|" + p.layout;
+  Tensor dy_buf, x_buf, dw_buf;
+  const memory::desc dw_plain = WeightsDesc(dw, group);
+  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), dy_buf);
+  memory src = InputAs(base + "|src|", x, du::Desc(x), p.pd.src_desc(), x_buf);
+  memory dwei = OutputAs(dw, dw_plain, p.pd.diff_weights_desc(), dw_buf);
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei}};
+  if (db) args[DNNL_ARG_DIFF_BIAS] = du::Mem(*db);
+  du::Execute(p.prim, args);
+  Finish(base + "|dwei", dwei, dw, dw_plain);
+}
+
+std::optional<ConvBwdWeights> MakeBwdWeights(const std::string& key, const Tensor& dy,
+                                             const Tensor& x, const Tensor& dw, const Tensor* db,
+                                             const ops::Window& win, int64_t group) {
+  const memory::data_type dt = du::ToDnnl(dy.dtype());
+  const DnnlGeom g = Geom(win);
+  const memory::dims wd = WeightDims(dw.shape(), group);
+  const auto alg = dnnl::algorithm::convolution_direct;
+  std::vector<ConvBwdWeights> cands;
+  for (const auto& [layout, tag] : BwdLayouts(dt, win, group)) {
+    try {
+      const memory::desc src(du::Dims(x.shape()), dt, tag), ddst(du::Dims(dy.shape()), dt, tag),
+          dwei(wd, dt, memory::format_tag::any);
+      auto hint = HintPd(dt, src, wd, ddst, g, db != nullptr);
+      auto pd = db ? dnnl::convolution_backward_weights::primitive_desc(
+                         du::Engine(), alg, src, dwei,
+                         memory::desc({dw.dim(0)}, dt, memory::format_tag::a), ddst, g.strides,
+                         g.dilates, g.pad_l, g.pad_r, hint)
+                   : dnnl::convolution_backward_weights::primitive_desc(
+                         du::Engine(), alg, src, dwei, ddst, g.strides, g.dilates, g.pad_l, g.pad_r,
+                         hint);
+      // oneDNN's reference implementation is no faster than our loop.
+      if (!IsRef(pd.impl_info_str()))
+        cands.push_back(ConvBwdWeights{pd, dnnl::convolution_backward_weights(pd), layout});
+    } catch (const dnnl::error&) {
+      // No implementation for this layout or dtype: the other candidate, else the loop.
+    }
+  }
+  if (cands.empty()) return std::nullopt;
+  const size_t pick = cands.size() == 1 ? 0 : Fastest(cands.size(), [&](size_t i) {
+    RunBwdWeights(cands[i], key, dy, x, dw, db, group);
+  });
+  return std::move(cands[pick]);
+}
+
+void ConvGradWeightForward(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor dy = Dense(k.input(0)), x = Dense(k.input(1));
+  const Tensor& dw = k.output(0);
+  const Tensor* db = k.num_outputs() > 1 ? &k.outputs[1] : nullptr;
+  if (!du::Supports(dy.dtype()) || dy.empty() || x.empty() || dw.empty())
+    return ConvGradWeightReference(k, a);
+  ops::Window win = KernelGradWindow("ConvGradWeight", k, x.shape(), dw.shape(), a);
+  const std::string key = GradKey("ConvGradWeight", dy.dtype(), x.shape(), dw.shape(), dy.shape(),
+                                  win, a.group, db != nullptr);
+  auto& prim = du::Cached<std::optional<ConvBwdWeights>>(
+      key, [&] { return MakeBwdWeights(key, dy, x, dw, db, win, a.group); });
+  if (!prim) return ConvGradWeightReference(k, a);
+  RunBwdWeights(*prim, key, dy, x, dw, db, a.group);
+}
+
+const OpSchema& GradSchema(const char* op) { return OpRegistry::Get(op, kLatestOpset, "ai.singa"); }
+
+TensorList ConvBackward(const GradCtx& g, const ConvAttrs& a) {
+  const Tensor &x = g.input(0), &w = g.input(1), &dy = g.grad_output(0);
+  static const OpSchema& conv = OpRegistry::Get("Conv");
+  static const OpSchema& data = GradSchema("ConvGradData");
+  static const OpSchema& weight = GradSchema("ConvGradWeight");
+  const TensorList xw = {x, w};
+  const ops::Window win = ConvWindow(InferCtx(conv, xw, 1, ""), a);
+  ConvGradAttrs ga{win.dilation, a.group, win.pad_begin, {}, win.stride};
+  ga.pads.insert(ga.pads.end(), win.pad_end.begin(), win.pad_end.end());
+  TensorList grads(g.num_inputs());
+  const bool need_b = g.has_input(2) && g.needs_grad(2);
+  if (g.needs_grad(0)) {
+    ga.shape = x.shape();
+    grads[0] = RunOp(data, TensorList{dy, w}, ga)[0];
+  }
+  if (g.needs_grad(1)) {
+    ga.shape = w.shape();
+    TensorList r = RunOp(weight, TensorList{dy, x}, ga, need_b ? 2 : 1);
+    grads[1] = r[0];
+    if (need_b) grads[2] = r[1];
+  } else if (need_b) {
+    std::vector<int64_t> axes = {0};
+    for (int64_t d = 2; d < dy.ndim(); ++d) axes.push_back(d);
+    grads[2] = CallOp("ReduceSum", {dy, Tensor::FromVector<int64_t>({dy.ndim() - 1}, axes)},
+                      {{"keepdims", int64_t{0}}})[0];
+  }
+  return grads;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Conv, ConvAttrs)
@@ -357,6 +831,35 @@ SINGA_REGISTER_OP(Conv, ConvAttrs)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(ConvInfer)
     .kernel(ConvForward)
-    .reference(ConvReference);
+    .reference(ConvReference)
+    .backward(ConvBackward);
+
+// Internal ops of Conv's backward.
+SINGA_REGISTER_OP(ConvGradData, ConvGradAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "W"})
+    .outputs({"dX"})
+    .attr("dilations", &ConvGradAttrs::dilations)
+    .attr("group", &ConvGradAttrs::group)
+    .attr("pads", &ConvGradAttrs::pads)
+    .attr("shape", &ConvGradAttrs::shape, true)
+    .attr("strides", &ConvGradAttrs::strides)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .infer(ConvGradDataInfer)
+    .kernel(ConvGradDataForward)
+    .reference(ConvGradDataReference);
+SINGA_REGISTER_OP(ConvGradWeight, ConvGradAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X"})
+    .outputs({"dW", "dB?"})
+    .attr("dilations", &ConvGradAttrs::dilations)
+    .attr("group", &ConvGradAttrs::group)
+    .attr("pads", &ConvGradAttrs::pads)
+    .attr("shape", &ConvGradAttrs::shape, true)
+    .attr("strides", &ConvGradAttrs::strides)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .infer(ConvGradWeightInfer)
+    .kernel(ConvGradWeightForward)
+    .reference(ConvGradWeightReference);
 
 }  // namespace singa

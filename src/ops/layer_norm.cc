@@ -7,6 +7,8 @@
 // reference does), and Y is rounded once.
 // oneDNN layer_normalization is the fast path for float32/bfloat16/float16 X
 // when Scale and B cover exactly the normalized dimensions.
+// Backward: the internal op LayerNormGrad (a loop), including the gradients
+// that reach the Mean and InvStdDev outputs.
 // https://onnx.ai/onnx/operators/onnx__LayerNormalization.html
 #include <cmath>
 #include <cstdio>
@@ -168,6 +170,120 @@ void Forward(KernelCtx& k, const LayerNormAttrs& a) {
   if (k.num_outputs() > 2) k.outputs[2].CopyFrom(inv_std.Reshape(k.output(2).shape()));
 }
 
+// ---- backward ---------------------------------------------------------------
+// LayerNormGrad (domain ai.singa): (dY, X, Scale, dMean?, dInvStdDev?) ->
+// (dX, dY * x_hat). Per row, with g = dY * Scale, n its length and
+// inv = InvStdDev:
+//   dX = inv * (g - mean(g) - x_hat * mean(g * x_hat))
+//        + dMean / n - dInvStdDev * inv^2 * x_hat / n
+// dScale and dB are dY * x_hat and dY summed to their shapes (they may
+// broadcast any way).
+
+SpecList GradInfer(const InferCtx& c, const LayerNormAttrs& a) {
+  const Shape& xs = c.shape(1);
+  SINGA_CHECK(c.shape(0) == xs, ShapeError,
+              c.where() << ": dY must have X's shape (" << c.inputs_string() << ")");
+  const int64_t axis = NormalizeAxis(a.axis, c.rank(1), c.where());
+  SINGA_CHECK(BroadcastShapes(xs, c.shape(2), c.where()) == xs, ShapeError,
+              c.where() << ": Scale must broadcast to X's shape (" << c.inputs_string() << ")");
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= xs[d];
+  for (int i : {3, 4})
+    SINGA_CHECK(!c.has_input(i) || c.input(i).numel() == outer, ShapeError,
+                c.where() << ": dMean and dInvStdDev must have one value per row ("
+                          << c.inputs_string() << ")");
+  return {{c.dtype(1), xs}, {c.dtype(1), xs}};
+}
+
+// Sum of f(j) for j in [0, n), in kLanes partial sums: the compiler
+// vectorizes them (it does not reassociate one float sum).
+template <class A, class F>
+A LaneSum(int64_t n, F&& f) {
+  constexpr int kLanes = 16;
+  A part[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) part[l] += f(j + l);
+  A s = 0;
+  for (; j < n; ++j) s += f(j);
+  for (int l = 0; l < kLanes; ++l) s += part[l];
+  return s;
+}
+
+void GradLoop(KernelCtx& k, const LayerNormAttrs& a) {
+  VisitFloat(k.input(1).dtype(), [&]<class T>(Tag<T>) {
+    using A = Acc<T>;
+    const Tensor dy = k.input(0).Contiguous(), x = k.input(1).Contiguous();
+    const int64_t axis = NormalizeAxis(a.axis, x.ndim(), "LayerNormGrad");
+    Rows r;
+    for (int64_t d = 0; d < x.ndim(); ++d) (d < axis ? r.outer : r.inner) *= x.shape()[d];
+    if (r.outer * r.inner == 0) return;
+    // g = dY * Scale: read per row when Scale covers exactly the normalized
+    // dims (the usual case), else materialized with broadcasting.
+    const bool row_scale = CoversRow(k.input(2), r, x.ndim() - axis);
+    const std::vector<A> srow = row_scale ? k.input(2).ToVector<A>() : std::vector<A>();
+    Tensor gs;
+    if (!row_scale) {
+      gs = Tensor(x.shape(), DTypeOf<A>());
+      cpu::Binary<T, T, A>(dy, k.input(2), gs, [](T g, T s) {
+        return static_cast<A>(static_cast<A>(g) * static_cast<A>(s));
+      });
+    }
+    auto stat_grad = [&](int i) {
+      return k.has_input(i) ? k.input(i).ToVector<A>() : std::vector<A>(r.outer, A(0));
+    };
+    const std::vector<A> dmean = stat_grad(3), dinv = stat_grad(4);
+    const T* px = x.data<T>();
+    const T* pdy = dy.data<T>();
+    const A* pg = row_scale ? nullptr : gs.data<A>();
+    const A* ps = srow.data();
+    T* pdx = k.output(0).data<T>();
+    T* pdyx = k.output(1).data<T>();
+    const int64_t n = r.inner;
+    const A nn = static_cast<A>(n);
+    ParallelFor(
+        0, r.outer, std::max<int64_t>(1, cpu::kElementwiseGrain / n), [&](int64_t lo, int64_t hi) {
+          for (int64_t i = lo; i < hi; ++i) {
+            const T* row = px + i * n;
+            const T* dyrow = pdy + i * n;
+            const A* grow = pg ? pg + i * n : nullptr;
+            auto g = [&](int64_t j) { return grow ? grow[j] : static_cast<A>(dyrow[j]) * ps[j]; };
+            const A m = LaneSum<A>(n, [&](int64_t j) { return static_cast<A>(row[j]); }) / nn;
+            const A var = LaneSum<A>(n,
+                                     [&](int64_t j) {
+                                       const A v = static_cast<A>(row[j]) - m;
+                                       return v * v;
+                                     }) /
+                          nn;
+            const A inv = 1 / std::sqrt(var + static_cast<A>(a.epsilon));
+            const A sg = LaneSum<A>(n, g);
+            const A sgx =
+                LaneSum<A>(n, [&](int64_t j) { return g(j) * (static_cast<A>(row[j]) - m); }) * inv;
+            const A mg = sg / nn, mgx = sgx / nn, dm = dmean[i] / nn, di = dinv[i] * inv * inv / nn;
+            for (int64_t j = 0; j < n; ++j) {
+              const A xh = (static_cast<A>(row[j]) - m) * inv;
+              pdx[i * n + j] = static_cast<T>(inv * (g(j) - mg - xh * mgx) + dm - di * xh);
+              pdyx[i * n + j] = static_cast<T>(static_cast<A>(dyrow[j]) * xh);
+            }
+          }
+        });
+  });
+}
+
+TensorList Backward(const GradCtx& g, const LayerNormAttrs& a) {
+  static const OpSchema& op = OpRegistry::Get("LayerNormGrad", kLatestOpset, "ai.singa");
+  const Tensor& x = g.input(0);
+  Tensor dy = g.grad_output(0);
+  if (!dy.defined()) dy = Tensor::Zeros(x.shape(), x.dtype());
+  auto stat = [&](int i) {
+    return g.num_outputs() > i && g.grad_output(i).defined() ? g.grad_output(i) : Tensor();
+  };
+  TensorList r = RunOp(op, TensorList{dy, x, g.input(1), stat(1), stat(2)}, a);
+  TensorList grads = {r[0], ops::SumToShape(r[1], g.input(1).shape()), Tensor()};
+  if (g.has_input(2)) grads[2] = ops::SumToShape(dy, g.input(2).shape());
+  return grads;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(LayerNormalization, LayerNormAttrs)
@@ -180,6 +296,19 @@ SINGA_REGISTER_OP(LayerNormalization, LayerNormAttrs)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(Infer)
     .kernel(Forward<true>)
-    .reference(Forward<false>);
+    .reference(Forward<false>)
+    .backward(Backward);
+
+// The internal op of LayerNormalization's backward.
+SINGA_REGISTER_OP(LayerNormGrad, LayerNormAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X", "Scale", "dMean?", "dInvStdDev?"})
+    .outputs({"dX", "dY_xhat"})
+    .attr("axis", &LayerNormAttrs::axis)
+    .attr("epsilon", &LayerNormAttrs::epsilon)
+    .attr("stash_type", &LayerNormAttrs::stash_type)
+    .dtypes(dtypes::kFloats, {0, 1, 2})
+    .infer(GradInfer)
+    .kernel(GradLoop);
 
 }  // namespace singa

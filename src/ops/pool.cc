@@ -14,10 +14,13 @@
 //
 // Fast path (float32 Max/AveragePool without Indices): oneDNN pooling on the
 // plain layout, where its result is exactly the spec's. Everything else: loops.
+// Backward: internal ops MaxPoolGrad/AveragePoolGrad (oneDNN pooling backward
+// for float32, loops otherwise); the global pools' backward is framework ops.
 #include <limits>
 #include <optional>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "ops/grad_util.h"
 #include "ops/window.h"
 
 namespace singa {
@@ -37,8 +40,7 @@ struct PoolAttrs {
   std::vector<int64_t> strides;
 };
 
-ops::Window PoolWindow(const InferCtx& c, const PoolAttrs& a) {
-  const Shape& x = c.shape(0);
+ops::Window PoolWindow(const InferCtx& c, const Shape& x, const PoolAttrs& a) {
   SINGA_CHECK(x.size() >= 3 && x.size() <= 5, ShapeError,
               c.where() << ": X must have 1 to 3 spatial dimensions ([N, C, D1, ...]), got "
                         << c.inputs_string());
@@ -52,7 +54,7 @@ ops::Window PoolWindow(const InferCtx& c, const PoolAttrs& a) {
 }
 
 SpecList PoolInfer(const InferCtx& c, const PoolAttrs& a) {
-  ops::Window w = PoolWindow(c, a);
+  ops::Window w = PoolWindow(c, c.shape(0), a);
   Shape y = {c.shape(0)[0], c.shape(0)[1]};
   y.insert(y.end(), w.out.begin(), w.out.end());
   return {{c.dtype(0), y}, {DType::kInt64, y}};
@@ -60,7 +62,7 @@ SpecList PoolInfer(const InferCtx& c, const PoolAttrs& a) {
 
 ops::Window KernelWindow(const char* op, const KernelCtx& k, const PoolAttrs& a) {
   InferCtx c(OpRegistry::Get(op), k.inputs, k.num_outputs(), "");
-  return PoolWindow(c, a);
+  return PoolWindow(c, k.input(0).shape(), a);
 }
 
 // ---- loops ----------------------------------------------------------------
@@ -265,6 +267,221 @@ void GlobalPoolForward(KernelCtx& k, const NoAttrs&) {
   });
 }
 
+// ---- backward ---------------------------------------------------------------
+// MaxPoolGrad and AveragePoolGrad (domain ai.singa): (dY, X) -> dX with the
+// forward's attributes. MaxPool routes each window's gradient to its max (on
+// ties to one of them: the loop takes the first in scan order, the element the
+// Indices output names; oneDNN its own pick); a window of padding only passes
+// none. AveragePool spreads it evenly over the positions the window counted.
+
+SpecList PoolGradInfer(const InferCtx& c, const PoolAttrs& a) {
+  SINGA_CHECK(c.rank(1) >= 3, ShapeError,
+              c.where() << ": X must have 1 to 3 spatial dimensions ([N, C, D1, ...]), got "
+                        << c.inputs_string());
+  ops::Window w = PoolWindow(c, c.shape(1), a);
+  Shape y = {c.shape(1)[0], c.shape(1)[1]};
+  y.insert(y.end(), w.out.begin(), w.out.end());
+  SINGA_CHECK(c.shape(0) == y, ShapeError,
+              c.where() << ": dY must have the pooled shape " << ToString(y) << ", got "
+                        << c.inputs_string());
+  return {{c.dtype(1), c.shape(1)}};
+}
+
+ops::Window GradKernelWindow(const char* op, const KernelCtx& k, const PoolAttrs& a) {
+  InferCtx c(OpRegistry::Get(op, kLatestOpset, "ai.singa"), k.inputs, 1, "");
+  return PoolWindow(c, k.input(1).shape(), a);
+}
+
+template <class T, PoolKind kKind>
+void PoolGradLoop(const Tensor& dy, const Tensor& x, const Tensor& dx, const ops::Window& win,
+                  bool count_include_pad) {
+  using A = Acc<T>;
+  const ops::Geo3 g = ops::To3(win);
+  const AxisTaps t0 = Taps(g, 0), t1 = Taps(g, 1), t2 = Taps(g, 2);
+  const auto xs = ops::Strides5(x), ys = ops::Strides5(dy);
+  const int64_t channels = x.dim(1);
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const T* xp = static_cast<const T*>(x.raw_data());
+  const T* yp = static_cast<const T*>(dy.raw_data());
+  T* dxp = static_cast<T*>(dx.raw_data());
+  ParallelFor(0, x.dim(0) * channels, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<A> acc(in_plane);
+    for (int64_t plane = lo; plane < hi; ++plane) {
+      const int64_t n = plane / channels, ch = plane % channels;
+      const T* xc = xp + n * xs[0] + ch * xs[1];
+      const T* yc = yp + n * ys[0] + ch * ys[1];
+      std::fill(acc.begin(), acc.end(), A(0));
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh)
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const A grad = static_cast<A>(yc[od * ys[2] + oh * ys[3] + ow * ys[4]]);
+            const int64_t sd = od * g.s[0] - g.pb[0], sh = oh * g.s[1] - g.pb[1],
+                          sw = ow * g.s[2] - g.pb[2];
+            A best = std::numeric_limits<A>::lowest(), share = grad;
+            if constexpr (kKind == PoolKind::kAvg) {
+              const int64_t count =
+                  count_include_pad
+                      ? t0.padded[od] * t1.padded[oh] * t2.padded[ow]
+                      : (t0.hi[od] - t0.lo[od]) * (t1.hi[oh] - t1.lo[oh]) * (t2.hi[ow] - t2.lo[ow]);
+              share = grad / static_cast<A>(count);
+            }
+            int64_t arg = -1;
+            for (int64_t kd = t0.lo[od]; kd < t0.hi[od]; ++kd) {
+              const int64_t id = sd + kd * g.d[0];
+              for (int64_t kh = t1.lo[oh]; kh < t1.hi[oh]; ++kh) {
+                const int64_t ih = sh + kh * g.d[1];
+                const T* row = xc + id * xs[2] + ih * xs[3];
+                for (int64_t kw = t2.lo[ow]; kw < t2.hi[ow]; ++kw) {
+                  const int64_t iw = sw + kw * g.d[2];
+                  const int64_t j = (id * g.in[1] + ih) * g.in[2] + iw;
+                  if constexpr (kKind == PoolKind::kMax) {
+                    const A v = static_cast<A>(row[iw * xs[4]]);
+                    if (arg < 0 || v > best) best = v, arg = j;
+                  } else {
+                    acc[j] += share;
+                  }
+                }
+              }
+            }
+            if constexpr (kKind == PoolKind::kMax)
+              if (arg >= 0) acc[arg] += grad;
+          }
+      T* out = dxp + plane * in_plane;
+      for (int64_t j = 0; j < in_plane; ++j) out[j] = static_cast<T>(acc[j]);
+    }
+  });
+}
+
+void MaxPoolGradReference(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window win = GradKernelWindow("MaxPoolGrad", k, a);
+  VisitFloat(k.input(1).dtype(), [&]<class T>(Tag<T>) {
+    PoolGradLoop<T, PoolKind::kMax>(k.input(0), k.input(1), k.output(0), win, false);
+  });
+}
+
+void AveragePoolGradReference(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window win = GradKernelWindow("AveragePoolGrad", k, a);
+  VisitFloat(k.input(1).dtype(), [&]<class T>(Tag<T>) {
+    PoolGradLoop<T, PoolKind::kAvg>(k.input(0), k.input(1), k.output(0), win,
+                                    a.count_include_pad != 0);
+  });
+}
+
+// oneDNN pooling backward; max pooling needs the forward's workspace (where
+// each max came from), so a training forward runs first.
+struct PoolBwd {
+  dnnl::pooling_forward::primitive_desc fwd_pd;
+  dnnl::pooling_forward fwd;
+  dnnl::pooling_backward bwd;
+};
+
+std::optional<PoolBwd> MakePoolBwd(dnnl::algorithm alg, const Shape& x, const Shape& y,
+                                   const ops::Window& w) {
+  memory::dims strides, kernel, dilation, pad_l, pad_r;
+  for (int64_t i = 0; i < w.nd; ++i) {
+    strides.push_back(w.stride[i]);
+    kernel.push_back(w.kernel[i]);
+    dilation.push_back(w.dilation[i] - 1);  // oneDNN counts the gaps
+    pad_l.push_back(w.pad_begin[i]);
+    pad_r.push_back(w.reach_end(i));
+  }
+  try {
+    const memory::desc xd = du::PlainDesc(x, DType::kFloat32),
+                       yd = du::PlainDesc(y, DType::kFloat32);
+    dnnl::pooling_forward::primitive_desc fwd_pd(du::Engine(), dnnl::prop_kind::forward_training,
+                                                 alg, xd, yd, strides, kernel, dilation, pad_l,
+                                                 pad_r);
+    dnnl::pooling_backward::primitive_desc bwd_pd(du::Engine(), alg, xd, yd, strides, kernel,
+                                                  dilation, pad_l, pad_r, fwd_pd);
+    // The reference implementations are slower than our loops.
+    if (std::string(bwd_pd.impl_info_str()).starts_with("ref")) return std::nullopt;
+    return PoolBwd{fwd_pd, dnnl::pooling_forward(fwd_pd), dnnl::pooling_backward(bwd_pd)};
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+// Runs oneDNN's pooling backward when it applies; false when the loop must run.
+bool PoolGradFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg) {
+  const Tensor& dx = k.output(0);
+  if (k.input(1).dtype() != DType::kFloat32 || k.input(0).empty()) return false;
+  const Tensor dy = k.input(0).Contiguous();
+  std::string key = "PoolGrad;" + std::to_string(static_cast<int>(alg)) + ToString(dx.shape());
+  for (const auto* v : {&w.kernel, &w.stride, &w.dilation, &w.pad_begin, &w.pad_end})
+    key += ops::IntsString(*v);
+  key += ToString(dy.shape());
+  auto& prim = du::Cached<std::optional<PoolBwd>>(
+      key, [&] { return MakePoolBwd(alg, dx.shape(), dy.shape(), w); });
+  if (!prim) return false;
+  const memory::desc xd = du::PlainDesc(dx.shape(), DType::kFloat32),
+                     yd = du::PlainDesc(dy.shape(), DType::kFloat32);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_DIFF_DST, du::Mem(dy, yd)},
+                                          {DNNL_ARG_DIFF_SRC, du::Mem(dx, xd)}};
+  Tensor y_buf, ws_buf;
+  if (alg == dnnl::algorithm::pooling_max) {
+    const Tensor x = k.input(1).Contiguous();
+    y_buf = Tensor(dy.shape(), DType::kFloat32);
+    const memory::desc wsd = prim->fwd_pd.workspace_desc();
+    ws_buf = Tensor({static_cast<int64_t>(wsd.get_size())}, DType::kUInt8);
+    const memory ws(wsd, du::Engine(), ws_buf.raw_data());
+    du::Execute(prim->fwd, {{DNNL_ARG_SRC, du::Mem(x, xd)},
+                            {DNNL_ARG_DST, du::Mem(y_buf, yd)},
+                            {DNNL_ARG_WORKSPACE, ws}});
+    args[DNNL_ARG_WORKSPACE] = ws;
+  }
+  du::Execute(prim->bwd, args);
+  return true;
+}
+
+void MaxPoolGradForward(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window w = GradKernelWindow("MaxPoolGrad", k, a);
+  if (!PoolGradFast(k, w, dnnl::algorithm::pooling_max)) MaxPoolGradReference(k, a);
+}
+
+void AveragePoolGradForward(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  ops::Window w = GradKernelWindow("AveragePoolGrad", k, a);
+  // As in the forward: oneDNN's divisor is right with count_include_pad only
+  // when no ceil_mode window reaches past the end padding.
+  bool fits = true;
+  for (int64_t i = 0; i < w.nd; ++i) fits = fits && w.reach_end(i) == w.pad_end[i];
+  if (a.count_include_pad && !fits) return AveragePoolGradReference(k, a);
+  auto alg = a.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                 : dnnl::algorithm::pooling_avg_exclude_padding;
+  if (!PoolGradFast(k, w, alg)) AveragePoolGradReference(k, a);
+}
+
+template <bool kMax>
+TensorList PoolBackward(const GradCtx& g, const PoolAttrs& a) {
+  static const OpSchema& op =
+      OpRegistry::Get(kMax ? "MaxPoolGrad" : "AveragePoolGrad", kLatestOpset, "ai.singa");
+  // Only Y has a gradient (Indices is an integer output).
+  if (!g.needs_grad(0) || !g.grad_output(0).defined()) return {Tensor()};
+  return {RunOp(op, TensorList{g.grad_output(0), g.input(0)}, a)[0]};
+}
+
+// GlobalAveragePool: dX = dY / n at every position.
+TensorList GlobalAverageBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  const int64_t planes = x.dim(0) * x.dim(1);
+  const int64_t n = planes ? x.numel() / planes : 0;
+  const Tensor scaled = grad::Mul(dy, grad::Scalar(n ? 1.0 / static_cast<double>(n) : 0.0, dy));
+  const Tensor shape = Tensor::FromVector<int64_t>(
+      {x.ndim()}, std::vector<int64_t>(x.shape().begin(), x.shape().end()));
+  return {CallOp("Expand", {scaled, shape})[0]};
+}
+
+// GlobalMaxPool: dY goes to the positions equal to the max.
+// NOTE: every tied maximum receives the whole gradient (ties are rare in
+// float data, and a mask needs no argmax pass).
+TensorList GlobalMaxBackward(const GradCtx& g, const NoAttrs&) {
+  const Tensor mask = grad::Op2("Equal", g.input(0), g.output(0));
+  return {grad::Masked(mask, g.grad_output(0))};
+}
+
 const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
                                           DType::kFloat64, DType::kInt8,     DType::kUInt8};
 
@@ -284,7 +501,8 @@ SINGA_REGISTER_OP(MaxPool, PoolAttrs)
     .dtypes(kMaxPoolTypes)
     .infer(PoolInfer)
     .kernel(MaxPoolForward)
-    .reference(MaxPoolReference);
+    .reference(MaxPoolReference)
+    .backward(PoolBackward<true>);
 
 SINGA_REGISTER_OP(AveragePool, PoolAttrs)
     .since_opset(11)
@@ -299,7 +517,8 @@ SINGA_REGISTER_OP(AveragePool, PoolAttrs)
     .dtypes(dtypes::kFloats)
     .infer(PoolInfer)
     .kernel(AveragePoolForward)
-    .reference(AveragePoolReference);
+    .reference(AveragePoolReference)
+    .backward(PoolBackward<false>);
 
 SINGA_REGISTER_OP(AveragePool, PoolAttrs)
     .since_opset(19)
@@ -315,7 +534,8 @@ SINGA_REGISTER_OP(AveragePool, PoolAttrs)
     .dtypes(dtypes::kFloats)
     .infer(PoolInfer)
     .kernel(AveragePoolForward)
-    .reference(AveragePoolReference);
+    .reference(AveragePoolReference)
+    .backward(PoolBackward<false>);
 
 SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)
     .since_opset(1)
@@ -323,7 +543,8 @@ SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)
     .outputs({"Y"})
     .dtypes(dtypes::kFloats)
     .infer(GlobalInfer)
-    .kernel(GlobalPoolForward<PoolKind::kAvg>);
+    .kernel(GlobalPoolForward<PoolKind::kAvg>)
+    .backward(GlobalAverageBackward);
 
 SINGA_REGISTER_OP(GlobalMaxPool, NoAttrs)
     .since_opset(1)
@@ -331,6 +552,39 @@ SINGA_REGISTER_OP(GlobalMaxPool, NoAttrs)
     .outputs({"Y"})
     .dtypes(dtypes::kFloats)
     .infer(GlobalInfer)
-    .kernel(GlobalPoolForward<PoolKind::kMax>);
+    .kernel(GlobalPoolForward<PoolKind::kMax>)
+    .backward(GlobalMaxBackward);
+
+// Internal ops of the pools' backward.
+SINGA_REGISTER_OP(MaxPoolGrad, PoolAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X"})
+    .outputs({"dX"})
+    .attr("auto_pad", &PoolAttrs::auto_pad)
+    .attr("ceil_mode", &PoolAttrs::ceil_mode)
+    .attr("dilations", &PoolAttrs::dilations)
+    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+    .attr("pads", &PoolAttrs::pads)
+    .attr("storage_order", &PoolAttrs::storage_order)
+    .attr("strides", &PoolAttrs::strides)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .infer(PoolGradInfer)
+    .kernel(MaxPoolGradForward)
+    .reference(MaxPoolGradReference);
+SINGA_REGISTER_OP(AveragePoolGrad, PoolAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X"})
+    .outputs({"dX"})
+    .attr("auto_pad", &PoolAttrs::auto_pad)
+    .attr("ceil_mode", &PoolAttrs::ceil_mode)
+    .attr("count_include_pad", &PoolAttrs::count_include_pad)
+    .attr("dilations", &PoolAttrs::dilations)
+    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+    .attr("pads", &PoolAttrs::pads)
+    .attr("strides", &PoolAttrs::strides)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .infer(PoolGradInfer)
+    .kernel(AveragePoolGradForward)
+    .reference(AveragePoolGradReference);
 
 }  // namespace singa

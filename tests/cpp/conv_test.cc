@@ -2,11 +2,48 @@
 #include <gtest/gtest.h>
 
 #include "op_table.h"
+#include "singa/autograd/autograd.h"
 
 namespace singa::testing {
 namespace {
 
 using Ints = std::vector<int64_t>;
+
+// Gradients of sum(op(inputs)[0] * dy) for every input (undefined where none
+// reaches it), with the fast or the reference kernels throughout.
+TensorList Grads(const std::string& op, const TensorList& inputs, const AttrMap& attrs,
+                 KernelVariant v, int num_outputs = -1, int opset = kLatestOpset) {
+  KernelVariantGuard guard(v);
+  TensorList leaves;
+  for (const Tensor& t : inputs) {
+    leaves.push_back(t.Clone());
+    leaves.back().set_stores_grad(true);
+  }
+  Tensor y = CallOp(op, leaves, attrs, opset, num_outputs)[0];
+  Tensor dy = RandomTensor(y.shape(), y.dtype(), 99);
+  TensorList out(leaves.size());
+  for (auto& [p, g] : autograd::Gradients(y, dy))
+    for (size_t i = 0; i < leaves.size(); ++i)
+      if (p.id() == leaves[i].id()) out[i] = g;
+  return out;
+}
+
+// The fast backward matches the reference backward for every input.
+void CheckGrads(const std::string& op, const std::vector<Shape>& shapes, const AttrMap& attrs,
+                double rtol = 1e-4, double atol = 1e-4, int num_outputs = -1,
+                int opset = kLatestOpset) {
+  TensorList inputs;
+  uint64_t seed = 1;
+  for (const Shape& s : shapes) inputs.push_back(RandomTensor(s, DType::kFloat32, seed++));
+  TensorList fast = Grads(op, inputs, attrs, KernelVariant::kFast, num_outputs, opset);
+  TensorList ref = Grads(op, inputs, attrs, KernelVariant::kReference, num_outputs, opset);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_TRUE(fast[i].defined() && ref[i].defined()) << op << " input " << i;
+    EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0)
+        << op << " gradient of input " << i << " fast vs reference";
+  }
+}
+
 const std::vector<DType> kFastTypes = {DType::kFloat32, DType::kBFloat16, DType::kFloat16};
 
 std::vector<OpRow> ConvRows() {
@@ -121,6 +158,40 @@ TEST(ConvTest, KnownValues) {
   Tensor y = CallOp("Conv", {x, w, b})[0];
   EXPECT_EQ(y.shape(), (Shape{1, 1, 2, 2}));
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{22, 26, 34, 38}));
+}
+
+// Backward (ConvGradData, ConvGradWeight): oneDNN against the loops. NOTE:
+// float32 sums of up to N*H*W (dW) products in different orders: 1e-4.
+TEST(ConvTest, BackwardFastMatchesReference) {
+  const Ints p1 = {1, 1, 1, 1};
+  CheckGrads("Conv", {{2, 16, 14, 14}, {32, 16, 3, 3}, {32}}, {{"pads", p1}});
+  CheckGrads("Conv", {{2, 16, 15, 15}, {32, 16, 3, 3}}, {{"pads", p1}, {"strides", Ints{2, 2}}});
+  CheckGrads("Conv", {{2, 32, 14, 14}, {32, 1, 3, 3}, {32}},
+             {{"group", int64_t{32}}, {"pads", p1}, {"strides", Ints{2, 2}}});
+  CheckGrads("Conv", {{2, 16, 9, 9}, {32, 1, 3, 3}},
+             {{"group", int64_t{16}}, {"pads", Ints{0, 1, 1, 0}}});
+  CheckGrads("Conv", {{2, 32, 7, 7}, {64, 32, 1, 1}, {64}}, {{"strides", Ints{2, 2}}});
+  CheckGrads("Conv", {{2, 16, 10, 10}, {24, 4, 3, 3}},
+             {{"group", int64_t{4}}, {"dilations", Ints{2, 2}}, {"pads", Ints{2, 2, 2, 2}}});
+  CheckGrads("Conv", {{2, 3, 32, 32}, {16, 3, 7, 7}},
+             {{"pads", Ints{3, 3, 3, 3}}, {"strides", Ints{2, 2}}});
+  CheckGrads("Conv", {{2, 8, 30}, {16, 8, 5}, {16}}, {{"pads", Ints{2, 2}}});
+  CheckGrads("Conv", {{1, 8, 6, 7, 8}, {8, 8, 3, 3, 3}, {8}}, {{"pads", Ints{1, 1, 1, 1, 1, 1}}});
+  CheckGrads("Conv", {{1, 8, 9, 9}, {8, 8, 3, 3}},
+             {{"auto_pad", std::string("SAME_UPPER")}, {"strides", Ints{2, 2}}});
+}
+
+TEST(ConvTest, BackwardEmpty) {
+  // No batch: dW and dB are zeros; no output channels: dX is zeros.
+  TensorList g =
+      Grads("Conv", {Tensor::Zeros({0, 3, 5, 5}), Tensor::Ones({4, 3, 3, 3}), Tensor::Ones({4})},
+            {}, KernelVariant::kFast);
+  EXPECT_EQ(g[0].shape(), (Shape{0, 3, 5, 5}));
+  EXPECT_EQ(g[1].ToVector<float>(), std::vector<float>(108, 0.0f));
+  EXPECT_EQ(g[2].ToVector<float>(), std::vector<float>(4, 0.0f));
+  g = Grads("Conv", {Tensor::Ones({1, 3, 5, 5}), Tensor::Zeros({0, 3, 3, 3})}, {},
+            KernelVariant::kFast);
+  EXPECT_EQ(g[0].ToVector<float>(), std::vector<float>(75, 0.0f));
 }
 
 }  // namespace

@@ -2,11 +2,47 @@
 #include <gtest/gtest.h>
 
 #include "op_table.h"
+#include "singa/autograd/autograd.h"
 
 namespace singa::testing {
 namespace {
 
 using Ints = std::vector<int64_t>;
+
+// Gradients of sum(op(inputs)[0] * dy) for every input (undefined where none
+// reaches it), with the fast or the reference kernels throughout.
+TensorList Grads(const std::string& op, const TensorList& inputs, const AttrMap& attrs,
+                 KernelVariant v, int num_outputs = -1, int opset = kLatestOpset) {
+  KernelVariantGuard guard(v);
+  TensorList leaves;
+  for (const Tensor& t : inputs) {
+    leaves.push_back(t.Clone());
+    leaves.back().set_stores_grad(true);
+  }
+  Tensor y = CallOp(op, leaves, attrs, opset, num_outputs)[0];
+  Tensor dy = RandomTensor(y.shape(), y.dtype(), 99);
+  TensorList out(leaves.size());
+  for (auto& [p, g] : autograd::Gradients(y, dy))
+    for (size_t i = 0; i < leaves.size(); ++i)
+      if (p.id() == leaves[i].id()) out[i] = g;
+  return out;
+}
+
+// The fast backward matches the reference backward for every input.
+void CheckGrads(const std::string& op, const std::vector<Shape>& shapes, const AttrMap& attrs,
+                double rtol = 1e-4, double atol = 1e-4, int num_outputs = -1,
+                int opset = kLatestOpset) {
+  TensorList inputs;
+  uint64_t seed = 1;
+  for (const Shape& s : shapes) inputs.push_back(RandomTensor(s, DType::kFloat32, seed++));
+  TensorList fast = Grads(op, inputs, attrs, KernelVariant::kFast, num_outputs, opset);
+  TensorList ref = Grads(op, inputs, attrs, KernelVariant::kReference, num_outputs, opset);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_TRUE(fast[i].defined() && ref[i].defined()) << op << " input " << i;
+    EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0)
+        << op << " gradient of input " << i << " fast vs reference";
+  }
+}
 
 std::vector<OpRow> PoolRows(const std::string& op) {
   const std::vector<DType> types =
@@ -106,6 +142,29 @@ TEST(PoolTest, GlobalPoolsReduceEverySpatialAxis) {
   }
   Tensor empty = CallOp("GlobalAveragePool", {Tensor::Zeros({0, 3, 4, 4})})[0];
   EXPECT_EQ(empty.shape(), (Shape{0, 3, 1, 1}));
+}
+
+// Backward (MaxPoolGrad, AveragePoolGrad): oneDNN against the loops.
+TEST(PoolTest, BackwardFastMatchesReference) {
+  auto s = [](const char* v) { return AttrValue(std::string(v)); };
+  const std::vector<AttrMap> attrs = {
+      {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}},
+      {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}},
+      {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}},
+      {{"kernel_shape", Ints{3, 2}}, {"pads", Ints{1, 0, 0, 1}}, {"auto_pad", s("NOTSET")}},
+      {{"kernel_shape", Ints{3, 3}}, {"auto_pad", s("SAME_UPPER")}, {"strides", Ints{2, 2}}},
+  };
+  for (const char* op : {"MaxPool", "AveragePool"})
+    for (const AttrMap& a : attrs) CheckGrads(op, {{2, 16, 17, 17}}, a);
+  AttrMap cip = attrs[0];
+  cip["count_include_pad"] = int64_t{1};
+  CheckGrads("AveragePool", {{2, 16, 17, 17}}, cip);
+  cip["ceil_mode"] = int64_t{1};  // a window past the end padding: the loop on both paths
+  CheckGrads("AveragePool", {{2, 16, 16, 16}}, cip);
+  CheckGrads("MaxPool", {{1, 4, 6, 7, 8}},
+             {{"kernel_shape", Ints{2, 2, 2}}, {"strides", Ints{2, 2, 2}}});
+  CheckGrads("AveragePool", {{2, 4, 31}},
+             {{"kernel_shape", Ints{3}}, {"strides", Ints{2}}, {"pads", Ints{1, 1}}});
 }
 
 }  // namespace

@@ -93,7 +93,10 @@ def test_op_error(case):
 
 def test_every_registered_op_has_cases():
     covered = {c.op for c in CASES}
-    missing = sorted({s.name for s in _singa.op_schemas()} - covered)
+    # Internal ops (domain ai.singa, e.g. ConvGradData) have no ONNX oracle:
+    # test_grads.py checks them through the backward of the ops that use them.
+    onnx_ops = {s.name for s in _singa.op_schemas() if s.domain != "ai.singa"}
+    missing = sorted(onnx_ops - covered)
     assert not missing, f"ops without rows in op_cases.py: {missing}"
 
 

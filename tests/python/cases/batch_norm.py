@@ -39,6 +39,15 @@ CASES += [
     for _op in (9, 11, 13)
 ]
 
+# Gradient-check sizes (the rows above with at most 300 elements are checked
+# too): channels of a conv net, training and inference.
+CASES += [
+    Case("BatchNormalization", _bn((3, 4, 3, 3), 4), {"training_mode": 1}, id="grad-train"),
+    Case("BatchNormalization", _bn((3, 4, 3, 3), 4), {"epsilon": 1e-3}, id="grad-infer"),
+    Case("BatchNormalization", _bn((5, 2, 7), 2), {"training_mode": 1, "epsilon": 0.1},
+         outputs=3, id="grad-train-1d"),
+]
+
 ERROR_CASES += [
     ErrorCase("BatchNormalization", [T((2, 3, 4)), T((4,)), T((3,)), T((3,)), T((3,))],
               match="shape"),

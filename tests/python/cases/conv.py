@@ -40,6 +40,23 @@ CASES += [
          opset=11, id="opset11"),
 ]
 
+# Small rows for the gradient check (test_grads.py: float64, at most 300
+# elements over all inputs); the rows above that fit are checked too.
+CASES += [
+    _conv((2, 2, 5, 5), (3, 2, 3, 3), (3,), strides=[2, 2], pads=[1, 0, 1, 1],
+          id="grad_2d_stride_pads"),
+    _conv((1, 2, 7, 7), (2, 2, 2, 3), (2,), strides=[2, 3], dilations=[2, 1], pads=[1, 1, 0, 2],
+          id="grad_2d_stride_dilation"),
+    _conv((2, 4, 6, 6), (4, 1, 3, 3), (4,), group=4, strides=[2, 2], pads=[1, 1, 1, 1],
+          id="grad_depthwise_stride2"),
+    _conv((1, 4, 6, 6), (4, 2, 3, 3), group=2, auto_pad="SAME_LOWER", strides=[2, 1],
+          id="grad_group_same_lower"),
+    _conv((1, 2, 3, 4, 4), (2, 2, 2, 2, 2), (2,), strides=[1, 2, 1], pads=[1, 0, 1, 0, 1, 1],
+          id="grad_3d"),
+    _conv((1, 2, 3, 4, 4), (4, 1, 2, 3, 2), group=2, dilations=[1, 1, 2], id="grad_3d_group"),
+    _conv((2, 3, 8), (2, 3, 3), (2,), strides=[3], dilations=[2], pads=[2, 1], id="grad_1d"),
+]
+
 ERROR_CASES += [
     ErrorCase("Conv", [T((1, 3, 5, 5)), T((4, 2, 3, 3))], match="group"),
     ErrorCase("Conv", [T((1, 4, 5, 5)), T((3, 2, 3, 3))], {"group": 2}, match="multiple of group"),

@@ -37,3 +37,13 @@ ERROR_CASES += [
     ErrorCase("LayerNormalization", [T((2, 3)), T((3,))], {"stash_type": 11}, match="stash_type"),
     ErrorCase("LayerNormalization", [T((2, 3))], match="input"),
 ]
+
+# Gradient-check rows (the rows above with float64 and at most 300 elements
+# are checked too).
+CASES += [
+    Case("LayerNormalization", [T((3, 2, 5)), T((2, 5)), T((5,))], {"axis": 1},
+         id="grad-axis1"),
+    Case("LayerNormalization", [T((4, 6)), T((6,)), T((1,))], {"epsilon": 0.01},
+         id="grad-bcast-bias"),
+    Case("LayerNormalization", [T((2, 3, 4)), T((3, 1))], {"axis": 1}, id="grad-bcast-scale"),
+]

@@ -104,6 +104,24 @@ CASES += [
     Case("GlobalMaxPool", [T((0, 3, 4, 4))]),
 ]
 
+# Rows for the gradient check: windows overlap, so an input can be the max
+# of several windows (random values have no ties).
+CASES += [
+    Case("MaxPool", [T((2, 2, 5, 6))], {"kernel_shape": [3, 3], "strides": [2, 2],
+                                        "pads": [1, 1, 1, 1], "ceil_mode": 1},
+         id="grad_2d_overlap_ceil"),
+    Case("MaxPool", [T((1, 2, 3, 4, 5))], {"kernel_shape": [2, 2, 2], "strides": [1, 2, 2],
+                                           "dilations": [2, 1, 1], "pads": [1, 0, 1, 1, 1, 0]},
+         id="grad_3d_dilations"),
+    Case("AveragePool", [T((1, 2, 7, 7))], {"kernel_shape": [3, 2], "strides": [2, 2],
+                                            "dilations": [2, 2], "pads": [1, 0, 1, 1],
+                                            "count_include_pad": 1}, id="grad_2d_dilations_cip1"),
+    # Ties: the gradient goes to one of the tied maxima, which finite
+    # differences cannot see, so this row checks values only.
+    Case("MaxPool", [T((1, 1, 4, 4), values=[1, 1, 2, 2] * 4)],
+         {"kernel_shape": [2, 2], "strides": [2, 2]}, grad=False, id="ties"),
+]
+
 ERROR_CASES += [
     ErrorCase("MaxPool", [T((1, 2, 4, 4))], {}, match="kernel_shape"),
     ErrorCase("MaxPool", [T((1, 2, 4, 4))], {"kernel_shape": [2]}, match="kernel_shape"),
