@@ -52,6 +52,38 @@ void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
     }
   }
 
+  // A dependency order (each node before the nodes that made its inputs),
+  // then, walking it backwards, which inputs lead to a parameter: only
+  // those get gradients (the data input of a first layer does not).
+  std::vector<Node*> order;
+  {
+    std::unordered_map<Node*, int> left = pending;
+    std::vector<Node*> ready = {y.creator().get()};
+    while (!ready.empty()) {
+      Node* n = ready.back();
+      ready.pop_back();
+      order.push_back(n);
+      for (const Tensor& x : n->inputs)
+        if (x.defined() && x.requires_grad())
+          if (Node* c = x.creator().get(); c && --left[c] == 0) ready.push_back(c);
+    }
+  }
+  std::unordered_map<Node*, bool> useful;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Node* n = *it;
+    n->needs_grad.assign(n->num_inputs, false);
+    bool any = false;
+    for (int i = 0; i < n->num_inputs; ++i) {
+      const Tensor& x = n->inputs[i];
+      if (!x.defined() || !x.requires_grad()) continue;
+      Node* c = x.creator().get();
+      const bool need = c ? useful[c] : x.stores_grad();
+      n->needs_grad[i] = need;
+      any |= need;
+    }
+    useful[n] = any;
+  }
+
   std::unordered_map<Node*, TensorList> grads;
   std::unordered_map<const void*, Tensor> leaf_grads;
   grads[y.creator().get()].resize(y.creator()->num_outputs);
@@ -69,7 +101,7 @@ void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
                              << " was already differentiated and its saved tensors freed; "
                                 "run the forward again to differentiate again");
     TensorList gin;  // no gradient reached this node: none leaves it either
-    if (any) gin = n->op->backward(GradCtx(*n, outs), n->attrs.get());
+    if (any && useful[n]) gin = n->op->backward(GradCtx(*n, outs), n->attrs.get());
     // NOTE: as in torch, a node's saved tensors are freed once its backward
     // ran, so activations do not outlive the step that needs them.
     n->saved.clear();
@@ -78,7 +110,7 @@ void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
     for (int i = 0; i < n->num_inputs; ++i) {
       const Tensor& x = n->inputs[i];
       if (!x.defined() || !x.requires_grad()) continue;
-      const Tensor g = i < static_cast<int>(gin.size()) ? gin[i] : Tensor();
+      const Tensor g = i < static_cast<int>(gin.size()) && n->needs_grad[i] ? gin[i] : Tensor();
       if (g.defined()) CheckGrad(*n, i, g);
       if (Node* c = x.creator().get()) {
         TensorList& slot = grads[c];

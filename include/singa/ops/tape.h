@@ -64,6 +64,8 @@ struct Node {
   int num_inputs = 0;
   int num_outputs = 0;
   bool released = false;  // backward ran and freed `saved`
+  // Set by backward: whether input i leads to a parameter (stores_grad).
+  std::vector<bool> needs_grad;
 };
 
 }  // namespace autograd
@@ -82,7 +84,9 @@ class GradCtx {
   const Tensor& grad_output(int i) const { return grads_[i]; }
   // Whether input i needs a gradient (others may be left undefined).
   bool needs_grad(int i) const {
-    return i < num_inputs() && node_.inputs[i].defined() && node_.inputs[i].requires_grad();
+    if (i >= num_inputs() || !node_.inputs[i].defined() || !node_.inputs[i].requires_grad())
+      return false;
+    return node_.needs_grad.empty() || node_.needs_grad[i];
   }
   const OpSchema& op() const { return *node_.op; }
 
