@@ -20,11 +20,11 @@
     m.compile([tx], is_train=True, use_graph=True, sequential=False)
     out, loss = m(tx, ty)                    # train_one_batch, captured once, then replayed
 
-In graph mode the first call of a mode (training or inference) is captured
-by the C++ device and later calls replay it natively: no Python runs, and
-the tensors returned are the same objects, holding the new results. New
-inputs are copied into the captured ones; a different shape needs graph
-mode switched off or recompiled.
+In graph mode the first call of a mode (training or inference) with given
+input shapes is captured by the C++ device and later calls with those
+shapes replay it natively: no Python runs, and the tensors returned are the
+same objects, holding the new results (read them before the next call).
+New inputs are copied into the captured ones.
 """
 import os
 
@@ -41,8 +41,7 @@ class Model(layer.Layer):
     def __init__(self):
         super().__init__()
         self.__dict__.update(training=False, graph_mode=False, sequential=False,
-                             _steps={True: _nn.GraphStep(), False: _nn.GraphStep()},
-                             _results={})
+                             _steps={})
 
     def compile(self, inputs, is_train=True, use_graph=False, sequential=False):
         """Initializes every layer with a forward pass over `inputs`
@@ -67,9 +66,7 @@ class Model(layer.Layer):
 
     def graph(self, mode=True, sequential=False):
         if bool(mode) != self.graph_mode or bool(sequential) != self.sequential:
-            for step in self._steps.values():
-                step.reset()
-            self._results.clear()
+            self._steps.clear()
         self.__dict__.update(graph_mode=bool(mode), sequential=bool(sequential))
 
     def train_one_batch(self, *x, **kw):
@@ -83,11 +80,15 @@ class Model(layer.Layer):
         if not self.graph_mode:
             return fn(*x, **kw)
         # Tensors are the graph's inputs; other arguments are fixed at capture.
+        # One captured step per mode and input signature.
         tensors = [t for t in x if isinstance(t, Tensor)]
-        step = self._steps[self.training]
-        if step.captured:
-            step.replay([_ct(t) for t in tensors], self.sequential)
-            return self._results[self.training]
+        key = (self.training,) + tuple((tuple(t.shape), t.dtype) for t in tensors) + tuple(
+            repr(a) for a in x if not isinstance(a, Tensor))
+        if key in self._steps:
+            step, result = self._steps[key]
+            step.replay([_ct(t) for t in tensors])
+            return result
+        step = _nn.GraphStep()
 
         template = []
 
@@ -98,9 +99,9 @@ class Model(layer.Layer):
             template.append(out)
             return [_ct(t) for t in _flatten(out)]
 
-        outs = step.capture([_ct(t) for t in tensors], run, self.sequential)
+        outs = step.capture([_ct(t) for t in tensors], run)
         result = _rebuild(template[0], iter([_wrap(o) for o in outs]))
-        self._results[self.training] = result
+        self._steps[key] = (step, result)
         return result
 
     def save_states(self, fpath, aux_states={}):  # noqa: B006 - SINGA's signature

@@ -125,8 +125,8 @@ void BindNN(nb::module_& m) {
 
   nb::class_<nn::GraphStep>(nn, "GraphStep")
       .def(nb::init<>())
-      .def("capture", &nn::GraphStep::Capture, "inputs"_a, "fn"_a, "sequential"_a = false)
-      .def("replay", &nn::GraphStep::Replay, "inputs"_a, "sequential"_a = false)
+      .def("capture", &nn::GraphStep::Capture, "inputs"_a, "fn"_a)
+      .def("replay", &nn::GraphStep::Replay, "inputs"_a)
       .def("reset", &nn::GraphStep::Reset)
       .def_prop_ro("captured", &nn::GraphStep::captured)
       .def_prop_ro("arena_bytes", &nn::GraphStep::arena_bytes)

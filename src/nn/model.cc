@@ -11,7 +11,7 @@ namespace singa::nn {
 
 // ---- GraphStep ----------------------------------------------------------
 
-TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn, bool sequential) {
+TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn) {
   SINGA_CHECK(!inputs.empty() && inputs[0].defined(), Error, "graph mode: a step needs inputs");
   Reset();
   device_ = inputs[0].device();
@@ -34,12 +34,13 @@ TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn, bool seque
   inputs_ = inputs;
   outputs_ = outputs;
   arena_bytes_ = device_.PlanGraphMemory(outputs_);
+  ops_ = device_.runtime().TakeGraph();
   captured_ = true;
-  device_.RunGraph(sequential);
+  Run();
   return outputs_;
 }
 
-TensorList GraphStep::Replay(const TensorList& inputs, bool sequential) {
+TensorList GraphStep::Replay(const TensorList& inputs) {
   SINGA_CHECK(captured_, Error, "graph mode: no step was captured");
   SINGA_CHECK(inputs.size() == inputs_.size(), Error,
               "graph mode: the step was captured with " << inputs_.size() << " inputs, got "
@@ -54,19 +55,21 @@ TensorList GraphStep::Replay(const TensorList& inputs, bool sequential) {
                                      << "; turn graph mode off (or on again) to recapture");
     inputs_[i].CopyFrom(inputs[i]);
   }
-  device_.RunGraph(sequential);
+  Run();
   return outputs_;
 }
 
+void GraphStep::Run() {
+  for (DeviceRuntime::Op& op : ops_) op.fn();
+}
+
 void GraphStep::Reset() {
-  if (captured_) device_.ResetGraph();
   captured_ = false;
   inputs_.clear();
   outputs_.clear();
+  ops_.clear();
   arena_bytes_ = 0;
 }
-
-size_t GraphStep::num_ops() const { return captured_ ? device_.graph_size() : 0; }
 
 // ---- Model --------------------------------------------------------------
 
@@ -86,9 +89,11 @@ TensorList Model::Call(const TensorList& inputs) {
   TrainingModeGuard mode(training_);
   auto run = [this](const TensorList& x) { return training_ ? TrainOneBatch(x) : (*this)(x); };
   if (!use_graph_) return run(inputs);
-  GraphStep& step = training_ ? train_step_ : eval_step_;
-  if (!step.captured()) return step.Capture(inputs, run, sequential_);
-  return step.Replay(inputs, sequential_);
+  std::string key = training_ ? "train" : "eval";
+  for (const Tensor& t : inputs) key += ";" + t.ToString();
+  GraphStep& step = steps_[key];
+  if (!step.captured()) return step.Capture(inputs, run);
+  return step.Replay(inputs);
 }
 
 TensorList Model::TrainOneBatch(const TensorList&) {
@@ -96,10 +101,7 @@ TensorList Model::TrainOneBatch(const TensorList&) {
 }
 
 void Model::Graph(bool mode, bool sequential) {
-  if (mode != use_graph_ || sequential != sequential_) {
-    train_step_.Reset();
-    eval_step_.Reset();
-  }
+  if (mode != use_graph_ || sequential != sequential_) steps_.clear();
   use_graph_ = mode;
   sequential_ = sequential;
 }

@@ -74,7 +74,7 @@ def test_graph_and_eager_give_the_same_numbers(make_opt):
 
 def test_graph_replays_without_python_and_plans_memory():
     m, _, _ = _train(True, steps=3)
-    step = m._steps[True]
+    (step, _), = m._steps.values()
     assert step.captured and step.num_ops > 10
     # The arena holds every intermediate of the step; blocks that are never
     # alive together share it, so it is smaller than their sum.
@@ -85,8 +85,19 @@ def test_graph_replays_without_python_and_plans_memory():
     out, loss = m(tx, ty, "fp32", None)
     assert calls == []
     assert 0 < step.arena_bytes
-    with pytest.raises(ValueError, match="captured with"):
-        m(tensor.Tensor(data=x[:5]), tensor.Tensor(data=y[:5], dtype=tensor.int32), "fp32", None)
+
+
+def test_graph_mode_captures_one_step_per_signature():
+    m, _, _ = _train(True, steps=2, make_opt=lambda: opt.SGD(lr=0.0))  # lr 0: weights stay
+    x, y = _data()
+    m.eval()
+    full = tensor.to_numpy(m(tensor.Tensor(data=x))).copy()
+    part = m(tensor.Tensor(data=x[:5]))  # another shape: captured anew
+    np.testing.assert_allclose(tensor.to_numpy(part), full[:5], rtol=1e-6)
+    again = m(tensor.Tensor(data=x[5:10]))  # replayed: the same tensor, new values
+    assert again is part
+    np.testing.assert_allclose(tensor.to_numpy(again), full[5:10], rtol=1e-6)
+    assert len(m._steps) == 3  # train, eval [32, 8], eval [5, 8]
 
 
 def test_compile_names_and_modes():

@@ -18,6 +18,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "singa/core/dtype.h"
@@ -117,6 +118,8 @@ class DeviceRuntime {
   void EnableGraph(bool enable) { capturing_ = enable; }
   void RunGraph(bool sequential);
   void ResetGraph() { graph_.clear(); }
+  // Moves the recording out (a captured step keeps and replays its own).
+  std::vector<Op> TakeGraph() { return std::exchange(graph_, {}); }
   size_t PlanGraphMemory(std::span<const Tensor> keep);
   size_t graph_size() const { return graph_.size(); }
   std::mt19937_64& rng() { return rng_; }

@@ -29,23 +29,26 @@
 namespace singa::nn {
 
 // A step captured once and replayed: Capture runs fn on `inputs` while the
-// inputs' device records, plans the memory of what it created, and runs the
-// recording once; Replay copies new inputs into the captured ones and runs
-// the recording again. Outputs are the same tensors after every run.
+// inputs' device records, plans the memory of what it created, keeps the
+// recording and runs it once; Replay copies new inputs (of the captured
+// shapes) into the captured ones and runs the recording again. Outputs are
+// the same tensors after every run.
 class GraphStep {
  public:
   using Fn = std::function<TensorList(const TensorList&)>;
   bool captured() const { return captured_; }
-  TensorList Capture(const TensorList& inputs, const Fn& fn, bool sequential);
-  TensorList Replay(const TensorList& inputs, bool sequential);
+  TensorList Capture(const TensorList& inputs, const Fn& fn);
+  TensorList Replay(const TensorList& inputs);
   void Reset();
   size_t arena_bytes() const { return arena_bytes_; }
-  size_t num_ops() const;
+  size_t num_ops() const { return ops_.size(); }
 
  private:
+  void Run();
   bool captured_ = false;
   Device device_;
   TensorList inputs_, outputs_;
+  std::vector<DeviceRuntime::Op> ops_;
   size_t arena_bytes_ = 0;
 };
 
@@ -56,8 +59,9 @@ class Model : public Layer {
   // dotted paths, and sets the training and graph modes.
   void Compile(const TensorList& inputs, bool is_train = true, bool use_graph = false,
                bool sequential = false);
-  // TrainOneBatch in training mode, Forward otherwise; captured on the first
-  // call and replayed afterwards in graph mode.
+  // TrainOneBatch in training mode, Forward otherwise. In graph mode the
+  // first call with each input signature (shapes, dtypes) is captured and
+  // later calls with that signature replay it.
   TensorList Call(const TensorList& inputs);
   // Override with one training step; the default throws.
   virtual TensorList TrainOneBatch(const TensorList& inputs);
@@ -65,7 +69,9 @@ class Model : public Layer {
   void Train(bool mode = true) { training_ = mode; }
   void Eval() { Train(false); }
   bool training() const { return training_; }
-  // Switches graph mode; a change drops the captured steps.
+  // Switches graph mode; a change drops the captured steps. `sequential` is
+  // SINGA's: keep the recorded order. One CPU stream runs the recorded order
+  // either way (it is a dependency order).
   void Graph(bool mode = true, bool sequential = false);
   bool graph_mode() const { return use_graph_; }
 
@@ -82,13 +88,13 @@ class Model : public Layer {
   // model's (the error lists every difference). Returns the aux tensors.
   TensorMap LoadStates(const std::string& path);
 
-  // The captured training step of graph mode (its size, its memory plan).
-  const GraphStep& train_step() const { return train_step_; }
+  // The captured steps of graph mode: one per mode and input signature.
+  size_t num_captured_steps() const { return steps_.size(); }
 
  private:
   bool training_ = false, use_graph_ = false, sequential_ = false;
   std::shared_ptr<opt::Optimizer> optimizer_;
-  GraphStep train_step_, eval_step_;
+  std::map<std::string, GraphStep> steps_;
 };
 
 // The states file format of SaveStates: named dense tensors.

@@ -1,0 +1,18 @@
+"""The training examples run as documented and reach their accuracy."""
+import runpy
+import sys
+
+import pytest
+
+EXAMPLE = "examples/python/train_digits.py"
+
+
+@pytest.mark.parametrize("mode", [[], ["--eager"]], ids=["graph", "eager"])
+def test_train_digits_reaches_97_percent(mode, tmp_path, monkeypatch, capsys):
+    plot = tmp_path / "digits.png"
+    monkeypatch.setattr(sys, "argv", [EXAMPLE, "--plot", str(plot)] + mode)
+    runpy.run_path(EXAMPLE, run_name="__main__")
+    out = capsys.readouterr().out
+    acc = float(out.strip().splitlines()[-2].rsplit(" ", 1)[1])
+    assert acc >= 0.97, out
+    assert plot.stat().st_size > 1000
