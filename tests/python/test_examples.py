@@ -1,10 +1,12 @@
 """The training examples run as documented and reach their accuracy."""
+import os
 import runpy
 import sys
 
 import pytest
 
-EXAMPLE = "examples/python/train_digits.py"
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python",
+                       "train_digits.py")
 
 
 @pytest.mark.parametrize("mode", [[], ["--eager"]], ids=["graph", "eager"])

@@ -192,3 +192,50 @@ def test_losses_match_torch():
                                                                                    rel=1e-5)
     with pytest.raises(ValueError, match="labels"):
         autograd.softmax_cross_entropy(_t(x), _t(np.zeros(4, np.int32)))
+
+
+def _copy(ours, ref, mapping):
+    with torch.no_grad():
+        for ours_name, (ref_param, fn) in mapping.items():
+            ref_param.copy_(torch.from_numpy(fn(_np(ours.get_params()[ours_name]))))
+
+
+@pytest.mark.parametrize("cfg", [dict(stride=1, padding=1, group=1),
+                                 dict(stride=2, padding=0, group=2),
+                                 dict(stride=1, padding=1, group=8)],
+                         ids=["plain", "strided-groups", "depthwise"])
+def test_conv_bn_pool_stack_matches_torch(cfg):
+    """Conv2d -> BatchNorm2d (training) -> ReLU -> MaxPool2d -> AvgPool2d,
+    outputs, parameter gradients and running statistics against torch."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 8, 10, 10)).astype(np.float32)
+    conv = layer.Conv2d(8, 3, stride=cfg["stride"], padding=cfg["padding"], group=cfg["group"])
+    bn = layer.BatchNorm2d(momentum=0.9)
+    mp, ap = layer.MaxPool2d(2, 1), layer.AvgPool2d(2)
+    autograd.training = False
+    bn(conv(_t(x, requires_grad=False)))
+    autograd.training = True
+    for name, l in (("conv", conv), ("bn", bn)):
+        for k, p in l.get_states().items():
+            p.name = f"{name}.{k}"
+    tconv = torch.nn.Conv2d(8, 8, 3, stride=cfg["stride"], padding=cfg["padding"],
+                            groups=cfg["group"])
+    tbn = torch.nn.BatchNorm2d(8, momentum=0.1)
+    _copy(conv, tconv, {"W": (tconv.weight, lambda a: a), "b": (tconv.bias, lambda a: a)})
+    y = ap(mp(autograd.relu(bn(conv(_t(x, requires_grad=False))))))
+    ty = torch.nn.functional.avg_pool2d(
+        torch.nn.functional.max_pool2d(torch.relu(tbn(tconv(torch.from_numpy(x)))), 2, 1), 2)
+    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=RTOL, atol=ATOL)
+    w = rng.standard_normal(ty.shape).astype(np.float32)
+    (ty * torch.from_numpy(w)).sum().backward()
+    loss = autograd.reduce_sum(autograd.mul(y, _t(w)), keepdims=0)
+    _check_grads(None, loss, [tconv.weight, tconv.bias, tbn.weight, tbn.bias],
+                 ["conv.W", "conv.b", "bn.scale", "bn.bias"])
+    states = bn.get_states()
+    np.testing.assert_allclose(_np(states["running_mean"]), tbn.running_mean.numpy(), rtol=1e-5,
+                               atol=1e-6)
+    # NOTE: torch updates running_var with the unbiased batch variance, ONNX
+    # (and so singa) with the population variance: compare after correcting.
+    n = ty.shape[0] * (tconv(torch.from_numpy(x)).shape[2] * tconv(torch.from_numpy(x)).shape[3])
+    biased = (tbn.running_var.numpy() - 0.9) * (n - 1) / n + 0.9
+    np.testing.assert_allclose(_np(states["running_var"]), biased, rtol=1e-4, atol=1e-5)
