@@ -149,7 +149,7 @@ class Linear(_CLayer):
         if args:
             impl = _nn.Linear(int(out_features), int(args[0]), bias)
         else:
-            impl = _nn.Linear(int(out_features), bias)
+            impl = _nn.Linear(_nn.LAZY, int(out_features), bias)
         super().__init__(impl)
 
 

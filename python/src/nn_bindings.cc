@@ -35,8 +35,8 @@ void BindNN(nb::module_& m) {
       .def_prop_ro("initialized", &nn::Layer::initialized);
 
   nb::class_<nn::Linear, nn::Layer>(nn, "Linear")
-      .def(nb::init<int64_t, bool>(), "out_features"_a, "bias"_a = true)
       .def(nb::init<int64_t, int64_t, bool>(), "in_features"_a, "out_features"_a, "bias"_a = true);
+  nn.attr("LAZY") = nn::kLazy;
   nb::class_<nn::Gemm, nn::Layer>(nn, "Gemm")
       .def(
           "__init__",

@@ -17,10 +17,14 @@
 
 namespace singa::nn {
 
+// An input size taken from the first input.
+inline constexpr int64_t kLazy = -1;
+
 // y = x W + b; W is [in, out] (SINGA's layout). x may have any rank >= 1.
 class Linear : public Layer {
  public:
-  explicit Linear(int64_t out_features, bool bias = true) : out_(out_features), bias_(bias) {}
+  explicit Linear(int64_t out_features) : out_(out_features) {}
+  // in_features may be kLazy.
   Linear(int64_t in_features, int64_t out_features, bool bias = true)
       : in_(in_features), out_(out_features), bias_(bias) {}
 
@@ -29,8 +33,8 @@ class Linear : public Layer {
   TensorList Forward(const TensorList& x) override;
 
  private:
-  int64_t in_ = -1, out_;
-  bool bias_;
+  int64_t in_ = kLazy, out_;
+  bool bias_ = true;
   Tensor W_, b_;
 };
 
