@@ -165,3 +165,47 @@ def test_corrupt_states_file(tmp_path, content):
         m.load_states(path)
     with pytest.raises(OSError, match="cannot open"):
         m.load_states(tmp_path / "missing.states")
+
+
+def test_seed_retraining_snippet_runs_with_a_layer_model():
+    """seeds/onnx.md's re-training code, with a model built from layers in
+    place of SONNXModel and the CPU device in place of CUDA."""
+    from singa import device as _device
+
+    class MyModel(model.Model):
+
+        def __init__(self):
+            super(MyModel, self).__init__()
+            self.conv = layer.Conv2d(4, 3, padding=1)
+            self.flat = layer.Flatten()
+            self.linear = layer.Linear(3)
+
+        def forward(self, *x):
+            y = self.linear(self.flat(autograd.relu(self.conv(x[0]))))
+            return y
+
+        def train_one_batch(self, x, y, dist_option, spars):
+            out = self.forward(x)
+            loss = autograd.softmax_cross_entropy(out, y)
+            if dist_option == 'fp32':
+                self.optimizer.backward_and_update(loss)
+            return out, loss
+
+        def set_optimizer(self, optimizer):
+            self.optimizer = optimizer
+
+    dev = _device.create_cpu_device()
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((8, 2, 6, 6)).astype(np.float32)
+    labels = (data.mean(axis=(1, 2, 3)) > 0).astype(np.int32) + 1
+    for graph in (False, True):
+        model_ = MyModel()
+        tx = tensor.Tensor((8, 2, 6, 6), dev)
+        ty = tensor.Tensor((8,), dev, tensor.int32)
+        sgd = opt.SGD(lr=0.005, momentum=0.9, weight_decay=1e-5)
+        model_.set_optimizer(sgd)
+        model_.compile([tx], is_train=True, use_graph=graph, sequential=True)
+        tx.copy_from_numpy(data)
+        ty.copy_from_numpy(labels)
+        losses = [float(tensor.to_numpy(model_(tx, ty, 'fp32', None)[1])[0]) for _ in range(20)]
+        assert losses[-1] < losses[0]
