@@ -59,6 +59,49 @@ def gradients(y, dy=None):
     return dict(backward(y, dy))
 
 
+class Operator:
+    """A differentiable function defined in Python (SINGA's Operator).
+    Subclasses define forward(*xs) and backward(*dys) on Tensors; backward
+    returns one gradient (or None) per input.
+
+        class Cube(autograd.Operator):
+            def forward(self, x):
+                self.x = x
+                return x * x * x
+            def backward(self, dy):
+                return dy * 3 * self.x * self.x
+
+        y = Cube()(x)
+    """
+
+    def __call__(self, *xs):
+        grad = _singa.grad_enabled()
+        _singa.set_grad_enabled(False)
+        try:
+            ys = self.forward(*xs)
+        finally:
+            _singa.set_grad_enabled(grad)
+        single = isinstance(ys, Tensor)
+        ys = [ys] if single else list(ys)
+        inputs = [_ct(x) for x in xs if isinstance(x, Tensor)]
+        outs = _singa.record_function(type(self).__name__, inputs, [y.data for y in ys],
+                                      self._backward)
+        for y, o in zip(ys, outs):
+            y.data = o
+        return ys[0] if single else tuple(ys)
+
+    def _backward(self, dys):
+        dxs = self.backward(*[None if d is None else _wrap(d) for d in dys])
+        dxs = [dxs] if isinstance(dxs, Tensor) or dxs is None else list(dxs)
+        return [None if d is None else _ct(d) for d in dxs]
+
+    def forward(self, *xs):
+        raise NotImplementedError
+
+    def backward(self, *dys):
+        raise NotImplementedError
+
+
 def _axes(axes):
     return _int64s([axes] if isinstance(axes, int) else list(axes))
 

@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "singa/autograd/autograd.h"
 #include "singa/nn/functional.h"
 #include "singa/nn/layers.h"
 #include "singa/nn/model.h"
@@ -19,7 +20,35 @@ using namespace nb::literals;
 
 namespace singa {
 
+namespace {
+// A Python callable held by C++ (a recorded function's backward): the
+// references are taken and dropped with the GIL, whichever thread drops them.
+std::shared_ptr<nb::object> HoldPython(nb::object fn) {
+  return std::shared_ptr<nb::object>(new nb::object(std::move(fn)), [](nb::object* o) {
+    nb::gil_scoped_acquire gil;
+    delete o;
+  });
+}
+}  // namespace
+
 void BindNN(nb::module_& m) {
+  m.def(
+      "record_function",
+      [](std::string name, const TensorList& inputs, TensorList outputs, nb::object backward) {
+        auto fn = HoldPython(std::move(backward));
+        autograd::RecordFunction(std::move(name), inputs, outputs, [fn](const TensorList& dy) {
+          nb::gil_scoped_acquire gil;
+          nb::list args;
+          for (const Tensor& t : dy) args.append(t.defined() ? nb::cast(t) : nb::none());
+          TensorList dx;
+          for (nb::handle h : (*fn)(args))
+            dx.push_back(h.is_none() ? Tensor() : nb::cast<Tensor>(h));
+          return dx;
+        });
+        return outputs;
+      },
+      "name"_a, "inputs"_a, "outputs"_a, "backward"_a,
+      "Records a user function's outputs for autograd; returns them with their history.");
   m.def("training_mode", &TrainingMode);
   m.def("set_training_mode", &SetTrainingMode, "on"_a);
   m.def("plan_graph_memory",

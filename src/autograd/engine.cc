@@ -129,6 +129,43 @@ void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
   }
 }
 
+namespace {
+struct FunctionAttrs {
+  std::string name;
+  CustomBackward backward;
+};
+
+TensorList FunctionBackward(const GradCtx& g, const FunctionAttrs& a) {
+  TensorList dy(g.num_outputs());
+  for (int i = 0; i < g.num_outputs(); ++i) dy[i] = g.grad_output(i);
+  TensorList dx = a.backward(dy);
+  SINGA_CHECK(static_cast<int>(dx.size()) <= g.num_inputs(), Error,
+              "function '" << a.name << "': backward returned " << dx.size() << " gradients for "
+                           << g.num_inputs() << " inputs");
+  return dx;
+}
+
+// Recorded functions share one schema; their backward travels in the attributes.
+const OpSchema& FunctionSchema() {
+  static const OpSchema* schema = [] {
+    OpBuilder<FunctionAttrs>("Function")
+        .domain("ai.singa")
+        .inputs({"inputs..."})
+        .outputs({"outputs..."})
+        .backward(FunctionBackward);
+    return OpRegistry::Find("Function", kLatestOpset, "ai.singa");
+  }();
+  return *schema;
+}
+}  // namespace
+
+void RecordFunction(std::string name, std::span<const Tensor> inputs, TensorList& outputs,
+                    CustomBackward backward) {
+  auto attrs =
+      std::make_shared<const FunctionAttrs>(FunctionAttrs{std::move(name), std::move(backward)});
+  internal::MaybeRecord(FunctionSchema(), attrs, inputs, outputs);
+}
+
 std::vector<std::pair<Tensor, Tensor>> Gradients(const Tensor& y, const Tensor& dy) {
   std::vector<std::pair<Tensor, Tensor>> out;
   Backward(y, dy, [&](const Tensor& p, const Tensor& g) { out.emplace_back(p, g); });

@@ -239,3 +239,21 @@ def test_conv_bn_pool_stack_matches_torch(cfg):
     n = ty.shape[0] * (tconv(torch.from_numpy(x)).shape[2] * tconv(torch.from_numpy(x)).shape[3])
     biased = (tbn.running_var.numpy() - 0.9) * (n - 1) / n + 0.9
     np.testing.assert_allclose(_np(states["running_var"]), biased, rtol=1e-4, atol=1e-5)
+
+
+def test_python_operator_subclass():
+    class Cube(autograd.Operator):
+        def forward(self, x):
+            self.x = x
+            return x * x * x
+
+        def backward(self, dy):
+            return dy * 3.0 * self.x * self.x
+
+    w = tensor.Tensor(data=np.array([1.0, -2.0, 0.5], np.float32), stores_grad=True, name="w")
+    y = Cube()(autograd.mul(w, _t(np.float32(2.0))))
+    assert y.creator == "Function"
+    loss = autograd.reduce_sum(y, keepdims=0)
+    (p, g), = list(autograd.backward(loss))
+    assert p.name == "w"
+    np.testing.assert_allclose(_np(g), 3 * (2 * _np(w)) ** 2 * 2, rtol=1e-6)

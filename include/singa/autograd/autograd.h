@@ -12,6 +12,8 @@
 #pragma once
 
 #include <functional>
+#include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,5 +27,14 @@ using GradCallback = std::function<void(const Tensor& param, const Tensor& grad)
 void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad);
 // Every (param, grad) pair of Backward, in the order they completed.
 std::vector<std::pair<Tensor, Tensor>> Gradients(const Tensor& y, const Tensor& dy = Tensor());
+
+// A user-defined differentiable function (SINGA's autograd.Operator): the
+// caller computes `outputs` from `inputs` (with grad mode off, say) and
+// records here how to differentiate them; `backward` maps the outputs'
+// gradients (undefined = none reached) to the inputs' (undefined = none).
+// Records nothing unless grad mode is on and an input requires grad.
+using CustomBackward = std::function<TensorList(const TensorList& grad_outputs)>;
+void RecordFunction(std::string name, std::span<const Tensor> inputs, TensorList& outputs,
+                    CustomBackward backward);
 
 }  // namespace singa::autograd
