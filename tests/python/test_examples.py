@@ -18,3 +18,12 @@ def test_train_digits_reaches_97_percent(mode, tmp_path, monkeypatch, capsys):
     acc = float(out.strip().splitlines()[-2].rsplit(" ", 1)[1])
     assert acc >= 0.97, out
     assert plot.stat().st_size > 1000
+
+
+def test_readme_python_quick_start_runs(capsys):
+    import re
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+    code = re.findall(r"```python\n(.*?)```", open(readme).read(), re.S)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    loss = float(capsys.readouterr().out.strip().strip("[]"))
+    assert 0 <= loss < 1.0
