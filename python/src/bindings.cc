@@ -117,6 +117,9 @@ Tensor FromNumpy(AnyArray a, std::optional<std::string> dtype_name) {
                  dst != DType::kFloat16 && dst != DType::kBool;
   Tensor view =
       Tensor::Wrap(const_cast<void*>(a.data()), carrier ? dst : src, shape, strides, nullptr);
+  // Copied now even while a graph is captured: the array may be gone by the
+  // replay, and shape inference may read the values at once.
+  CaptureSuspendGuard now(Device::Cpu());
   Tensor out(shape, dst);
   out.CopyFrom(view);
   return out;

@@ -26,6 +26,9 @@ Tensor Tensor::Ones(Shape shape, DType dtype, Device device) {
 }
 
 Tensor Tensor::Full(Shape shape, double value, DType dtype, Device device) {
+  // A new constant: filled now even while a graph is captured, so that code
+  // reading it on the host (shape inference, say) sees its values.
+  CaptureSuspendGuard now(device);
   Tensor t(std::move(shape), dtype, device);
   t.Fill(value);
   return t;

@@ -6,6 +6,15 @@
 
 namespace singa::ops {
 
+// Every dtype but bfloat16: the type lists of op versions from before ONNX
+// added bfloat16 to them.
+inline const std::vector<DType> kAllButBFloat16 = [] {
+  std::vector<DType> v;
+  for (DType dt : dtypes::kAll)
+    if (dt != DType::kBFloat16) v.push_back(dt);
+  return v;
+}();
+
 // Output: dtype of input 0 (or `out` when given), the broadcast shape of all inputs.
 inline SpecList BroadcastSpec(const InferCtx& c, DType out = DType::kUndefined) {
   Shape s = c.shape(0);

@@ -97,13 +97,6 @@ TensorList S2DBackward(const GradCtx& g, const S2DAttrs& a) {
   return {Unmove(g.grad_output(0), S2DPlan(x, a.blocksize), x)};
 }
 
-const std::vector<DType> kNoBFloat16 = [] {
-  std::vector<DType> v;
-  for (DType d : dtypes::kAll)
-    if (d != DType::kBFloat16) v.push_back(d);
-  return v;
-}();
-
 }  // namespace
 
 // Opset 1 has no mode attribute: always DCR.
@@ -112,7 +105,7 @@ SINGA_REGISTER_OP(DepthToSpace, D2SAttrs)
     .inputs({"input"})
     .outputs({"output"})
     .attr("blocksize", &D2SAttrs::blocksize, true)
-    .dtypes(kNoBFloat16)
+    .dtypes(ops::kAllButBFloat16)
     .infer(D2SInfer)
     .kernel(D2SForward)
     .backward(D2SBackward);
@@ -122,7 +115,7 @@ SINGA_REGISTER_OP(DepthToSpace, D2SAttrs)
     .outputs({"output"})
     .attr("blocksize", &D2SAttrs::blocksize, true)
     .attr("mode", &D2SAttrs::mode)
-    .dtypes(kNoBFloat16)
+    .dtypes(ops::kAllButBFloat16)
     .infer(D2SInfer)
     .kernel(D2SForward)
     .backward(D2SBackward);
@@ -142,7 +135,7 @@ SINGA_REGISTER_OP(SpaceToDepth, S2DAttrs)
     .inputs({"input"})
     .outputs({"output"})
     .attr("blocksize", &S2DAttrs::blocksize, true)
-    .dtypes(kNoBFloat16)
+    .dtypes(ops::kAllButBFloat16)
     .infer(S2DInfer)
     .kernel(S2DForward)
     .backward(S2DBackward);

@@ -47,13 +47,6 @@ TensorList Backward(const GradCtx& g, const GatherElementsAttrs& a) {
 }
 
 const std::vector<DType> kIndex = {DType::kInt32, DType::kInt64};
-const std::vector<DType> kNoBFloat16 = [] {
-  std::vector<DType> v;
-  for (DType dt : dtypes::kAll)
-    if (dt != DType::kBFloat16) v.push_back(dt);
-  return v;
-}();
-
 }  // namespace
 
 SINGA_REGISTER_OP(GatherElements, GatherElementsAttrs)
@@ -61,7 +54,7 @@ SINGA_REGISTER_OP(GatherElements, GatherElementsAttrs)
     .inputs({"data", "indices"})
     .outputs({"output"})
     .attr("axis", &GatherElementsAttrs::axis)
-    .dtypes(kNoBFloat16, {0})
+    .dtypes(ops::kAllButBFloat16, {0})
     .dtypes(kIndex, {1})
     .infer(Infer)
     .kernel(Forward)

@@ -68,20 +68,13 @@ void Forward(KernelCtx& k, const NoAttrs&) {
   }
 }
 
-const std::vector<DType> kNoBFloat16 = [] {
-  std::vector<DType> v;
-  for (DType dt : dtypes::kAll)
-    if (dt != DType::kBFloat16) v.push_back(dt);
-  return v;
-}();
-
 }  // namespace
 
 SINGA_REGISTER_OP(NonZero, NoAttrs)
     .since_opset(9)
     .inputs({"X"})
     .outputs({"Y"})
-    .dtypes(kNoBFloat16)
+    .dtypes(ops::kAllButBFloat16)
     .infer(Infer)
     .kernel(Forward);
 // 13 added bfloat16.

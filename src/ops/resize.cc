@@ -531,13 +531,6 @@ TensorList Backward7(const GradCtx& g, const Upsample7Attrs& a) {
 }
 
 const std::vector<DType> kScaleTypes = {DType::kFloat16, DType::kFloat32, DType::kFloat64};
-const std::vector<DType> kNoBFloat16 = [] {
-  std::vector<DType> v;
-  for (DType dt : dtypes::kAll)
-    if (dt != DType::kBFloat16) v.push_back(dt);
-  return v;
-}();
-
 }  // namespace
 
 SINGA_REGISTER_OP(Upsample, Upsample7Attrs)
@@ -546,7 +539,7 @@ SINGA_REGISTER_OP(Upsample, Upsample7Attrs)
     .outputs({"Y"})
     .attr("mode", &Upsample7Attrs::mode)
     .attr("scales", &Upsample7Attrs::scales, true)
-    .dtypes(kNoBFloat16)
+    .dtypes(ops::kAllButBFloat16)
     .infer(Infer7)
     .kernel(Forward7)
     .backward(Backward7);
@@ -555,7 +548,7 @@ SINGA_REGISTER_OP(Upsample, ModeAttrs)
     .inputs({"X", "scales"})
     .outputs({"Y"})
     .attr("mode", &ModeAttrs::mode)
-    .dtypes(kNoBFloat16, {0})
+    .dtypes(ops::kAllButBFloat16, {0})
     .dtypes({DType::kFloat32}, {1})
     .infer(Infer10<ModeAttrs>)
     .kernel(Forward10<ModeAttrs>)
@@ -565,7 +558,7 @@ SINGA_REGISTER_OP(Resize, ModeAttrs)
     .inputs({"X", "scales"})
     .outputs({"Y"})
     .attr("mode", &ModeAttrs::mode)
-    .dtypes(kNoBFloat16, {0})
+    .dtypes(ops::kAllButBFloat16, {0})
     .dtypes({DType::kFloat32}, {1})
     .infer(Infer10<ModeAttrs>)
     .kernel(Forward10<ModeAttrs>)
@@ -591,7 +584,7 @@ SINGA_REGISTER_OP(Resize, ModeAttrs)
 // 11: roi and scales required (either may be empty); 13: both optional, and
 // bfloat16; 18: antialias, axes, keep_aspect_ratio_policy; 19:
 // half_pixel_symmetric (accepted by every version here).
-SINGA_RESIZE(11, kNoBFloat16, .inputs({"X", "roi", "scales", "sizes?"}));
+SINGA_RESIZE(11, ops::kAllButBFloat16, .inputs({"X", "roi", "scales", "sizes?"}));
 SINGA_RESIZE(13, dtypes::kAll, .inputs({"X", "roi?", "scales?", "sizes?"}));
 #define SINGA_RESIZE18_ATTRS                      \
   .inputs({"X", "roi?", "scales?", "sizes?"})     \

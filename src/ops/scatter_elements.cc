@@ -99,13 +99,6 @@ TensorList Backward(const GradCtx& g, const ScatterAttrs& a) {
 }
 
 const std::vector<DType> kIndex = {DType::kInt32, DType::kInt64};
-const std::vector<DType> kNoBFloat16 = [] {
-  std::vector<DType> v;
-  for (DType dt : dtypes::kAll)
-    if (dt != DType::kBFloat16) v.push_back(dt);
-  return v;
-}();
-
 }  // namespace
 
 #define SINGA_SCATTER(NAME, VERSION, TYPES, INFER, ...)                    \
@@ -119,8 +112,8 @@ const std::vector<DType> kNoBFloat16 = [] {
       .kernel(Forward)                                                     \
       .backward(Backward)
 
-SINGA_SCATTER(Scatter, 9, kNoBFloat16, Infer<false>);
-SINGA_SCATTER(ScatterElements, 11, kNoBFloat16, Infer<false>);
+SINGA_SCATTER(Scatter, 9, ops::kAllButBFloat16, Infer<false>);
+SINGA_SCATTER(ScatterElements, 11, ops::kAllButBFloat16, Infer<false>);
 // 13 added bfloat16; 16 the reduction attribute (add, mul); 18 max and min.
 SINGA_SCATTER(ScatterElements, 13, dtypes::kAll, Infer<false>);
 SINGA_SCATTER(ScatterElements, 16, dtypes::kAll, Infer<false>,

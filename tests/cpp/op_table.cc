@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "singa/autograd/autograd.h"
+
 namespace singa::testing {
 
 Tensor RandomTensor(const Shape& shape, DType dtype, uint64_t seed, double lo, double hi) {
@@ -74,6 +76,39 @@ void CheckRow(const OpRow& row) {
       EXPECT_EQ(fast[i].shape(), specs[i].shape) << "output " << i << " vs shape inference";
       EXPECT_EQ(fast[i].dtype(), specs[i].dtype) << "output " << i << " vs dtype inference";
     }
+  }
+}
+
+TensorList Grads(const std::string& op, const TensorList& inputs, const AttrMap& attrs,
+                 KernelVariant v, int num_outputs, int opset) {
+  KernelVariantGuard guard(v);
+  TensorList leaves;
+  for (const Tensor& t : inputs) {
+    leaves.push_back(t.Clone());
+    leaves.back().set_stores_grad(true);
+  }
+  Tensor y = CallOp(op, leaves, attrs, opset, num_outputs)[0];
+  Tensor dy = RandomTensor(y.shape(), y.dtype(), 99);
+  TensorList out(leaves.size());
+  for (auto& [p, g] : autograd::Gradients(y, dy))
+    for (size_t i = 0; i < leaves.size(); ++i)
+      if (p.id() == leaves[i].id()) out[i] = g;
+  return out;
+}
+
+void CheckGrads(const std::string& op, const std::vector<Shape>& shapes, const AttrMap& attrs,
+                double rtol, double atol, int num_outputs, int opset, bool positive_last) {
+  TensorList inputs;
+  uint64_t seed = 1;
+  for (const Shape& s : shapes) inputs.push_back(RandomTensor(s, DType::kFloat32, seed++));
+  // A variance input must be positive.
+  if (positive_last) inputs.back() = RandomTensor(shapes.back(), DType::kFloat32, 99, 0.1, 2.0);
+  TensorList fast = Grads(op, inputs, attrs, KernelVariant::kFast, num_outputs, opset);
+  TensorList ref = Grads(op, inputs, attrs, KernelVariant::kReference, num_outputs, opset);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_TRUE(fast[i].defined() && ref[i].defined()) << op << " input " << i;
+    EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0)
+        << op << " gradient of input " << i << " fast vs reference";
   }
 }
 

@@ -34,4 +34,15 @@ Tensor RandomTensor(const Shape& shape, DType dtype, uint64_t seed, double lo = 
 double CloseRatio(const Tensor& a, const Tensor& b, double rtol, double atol);
 void CheckRow(const OpRow& row);
 
+// Gradients of sum(op(inputs)[0] * dy) for every input (undefined where none
+// reaches it), with the fast or the reference kernels throughout.
+TensorList Grads(const std::string& op, const TensorList& inputs, const AttrMap& attrs,
+                 KernelVariant v, int num_outputs = -1, int opset = kLatestOpset);
+// The fast backward matches the reference backward for every input (random
+// float32 inputs of `shapes`; with positive_last the last one is in [0.1, 2),
+// as a variance must be).
+void CheckGrads(const std::string& op, const std::vector<Shape>& shapes, const AttrMap& attrs,
+                double rtol = 1e-4, double atol = 1e-4, int num_outputs = -1,
+                int opset = kLatestOpset, bool positive_last = false);
+
 }  // namespace singa::testing

@@ -9,41 +9,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-// Gradients of sum(op(inputs)[0] * dy) for every input (undefined where none
-// reaches it), with the fast or the reference kernels throughout.
-TensorList Grads(const std::string& op, const TensorList& inputs, const AttrMap& attrs,
-                 KernelVariant v, int num_outputs = -1, int opset = kLatestOpset) {
-  KernelVariantGuard guard(v);
-  TensorList leaves;
-  for (const Tensor& t : inputs) {
-    leaves.push_back(t.Clone());
-    leaves.back().set_stores_grad(true);
-  }
-  Tensor y = CallOp(op, leaves, attrs, opset, num_outputs)[0];
-  Tensor dy = RandomTensor(y.shape(), y.dtype(), 99);
-  TensorList out(leaves.size());
-  for (auto& [p, g] : autograd::Gradients(y, dy))
-    for (size_t i = 0; i < leaves.size(); ++i)
-      if (p.id() == leaves[i].id()) out[i] = g;
-  return out;
-}
-
-// The fast backward matches the reference backward for every input.
-void CheckGrads(const std::string& op, const std::vector<Shape>& shapes, const AttrMap& attrs,
-                double rtol = 1e-4, double atol = 1e-4, int num_outputs = -1,
-                int opset = kLatestOpset) {
-  TensorList inputs;
-  uint64_t seed = 1;
-  for (const Shape& s : shapes) inputs.push_back(RandomTensor(s, DType::kFloat32, seed++));
-  TensorList fast = Grads(op, inputs, attrs, KernelVariant::kFast, num_outputs, opset);
-  TensorList ref = Grads(op, inputs, attrs, KernelVariant::kReference, num_outputs, opset);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ASSERT_TRUE(fast[i].defined() && ref[i].defined()) << op << " input " << i;
-    EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0)
-        << op << " gradient of input " << i << " fast vs reference";
-  }
-}
-
 std::vector<OpRow> PoolRows(const std::string& op) {
   const std::vector<DType> types =
       op == "MaxPool" ? std::vector<DType>{DType::kFloat32,  DType::kFloat64, DType::kFloat16,

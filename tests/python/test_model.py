@@ -209,3 +209,37 @@ def test_seed_retraining_snippet_runs_with_a_layer_model():
         ty.copy_from_numpy(labels)
         losses = [float(tensor.to_numpy(model_(tx, ty, 'fp32', None)[1])[0]) for _ in range(20)]
         assert losses[-1] < losses[0]
+
+
+class _Clipper(model.Model):
+    """Builds constants from numpy inside the step (Clip bounds, a Reshape
+    shape): in graph mode they must hold their values at capture and replay."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = layer.Linear(6)
+
+    def forward(self, x):
+        y = autograd.clip(self.fc(x), 0.0, 0.5)
+        return autograd.reshape(y, (x.shape[0], 2, 3))
+
+    def train_one_batch(self, x, y):
+        out = self.forward(x)
+        loss = autograd.mse_loss(out, y)
+        self.optimizer.backward_and_update(loss)
+        return out, loss
+
+
+def test_graph_mode_keeps_host_constants_made_inside_the_step():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    t = rng.random((4, 2, 3)).astype(np.float32) * 0.5
+    results = []
+    for graph in (False, True):
+        device.get_default_device().SetRandSeed(1)
+        m = _Clipper()
+        m.optimizer = opt.SGD(lr=0.1)
+        tx, ty = tensor.Tensor(data=x), tensor.Tensor(data=t)
+        m.compile([tx], is_train=True, use_graph=graph)
+        results.append([float(tensor.to_numpy(m(tx, ty)[1])[0]) for _ in range(4)])
+    np.testing.assert_array_equal(results[0], results[1])
