@@ -179,9 +179,9 @@ def bench_training(rounds, quick=False):
     return rows
 
 
-def _rss_kib() -> int:
+def _status_kib(field) -> int:
     for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1])
     return 0
 
@@ -196,12 +196,17 @@ def memory_child(framework, name, batch, hw, steps):
     from singa import device, tensor
 
     x, y = models.data(name, batch, hw)
-    # ru_maxrss is the whole process's peak, which the imports may have set;
-    # writing 5 to clear_refs resets that peak (VmHWM, what ru_maxrss reads)
-    # to the current RSS, so the peak below is the training loop's own.
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    before = _rss_kib()
+    # ru_maxrss is the whole process's peak, which the imports may have set
+    # and which cannot be reset; writing 5 to clear_refs resets the kernel's
+    # peak RSS (VmHWM) to the current RSS, so VmHWM below is the training
+    # loop's own peak (ru_maxrss is the fallback where clear_refs is missing).
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        peak_of = (lambda: _status_kib("VmHWM"))
+    except OSError:
+        peak_of = (lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    before = _status_kib("VmRSS")
     device.reset_peak_memory()
     if framework == "torch":
         _, ref = models.build(name)
@@ -215,7 +220,7 @@ def memory_child(framework, name, batch, hw, steps):
         step = (lambda: tensor.to_numpy(ours(tx, ty)[1]))
     for _ in range(steps):
         step()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_of()
     print(f"{peak - before} {device.peak_memory()}")
 
 
