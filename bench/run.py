@@ -125,6 +125,123 @@ def bench_overhead(rounds):
     return [(label + " per-op overhead", ours, peer, "")]
 
 
+# ---- training steps ------------------------------------------------------------
+# (model, batch, input side or None for the model's own, timed steps per round)
+TRAIN_CASES = [("cnn", 64, None, 50), ("resnet18", 16, 224, 2), ("mobilenetv2", 16, 224, 2)]
+TRAIN_LABELS = {"cnn": "digits CNN b64 1x8x8", "resnet18": "ResNet-18 b16 224x224",
+                "mobilenetv2": "MobileNet-V2 b16 224x224"}
+
+
+def _train_fns(name, batch, hw):
+    """Step closures for singa eager, singa graph and torch eager, all from
+    the same initial weights (bench/models.py)."""
+    sys.path.insert(0, HERE)
+    import models
+    from singa import tensor
+
+    x, y = models.data(name, batch, hw)
+    _, ref = models.build(name)
+    tx, ty = models.singa_inputs(x, y)
+    eager = models.singa_model(name, tx, use_graph=False, ref=ref)
+    graph = models.singa_model(name, tx, use_graph=True, ref=ref)
+    torch_step = models.torch_step_fn(ref, torch.from_numpy(x), torch.from_numpy(y))
+
+    def singa_step(m):
+        def step():
+            _, loss = m(tx, ty)
+            tensor.to_numpy(loss)  # the step is complete when its loss is readable
+        return step
+
+    return singa_step(eager), singa_step(graph), torch_step
+
+
+def compare_many(fns, calls: int, rounds: int) -> list[float]:
+    """Like compare, for any number of alternatives interleaved in rounds."""
+    per = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            per[i].append(median_time(fn, calls))
+    return [statistics.median(t) for t in per]
+
+
+def bench_training(rounds, quick=False):
+    rows = []
+    for name, batch, hw, calls in TRAIN_CASES[:1] if quick else TRAIN_CASES:
+        eager, graph, peer = _train_fns(name, batch, hw)
+        graph()  # the capture (and the memory plan) happen on the first call
+        load = os.getloadavg()[0]
+        t_eager, t_graph, t_peer = compare_many([eager, graph, peer], calls, rounds)
+        label = TRAIN_LABELS[name]
+        note = f"load {load:.1f}"
+        rows.append((f"{label} training step, graph mode", t_graph, t_peer, note))
+        rows.append((f"{label} training step, eager", t_eager, t_peer,
+                     f"graph/eager {t_graph / t_eager:.2f}; {note}"))
+    return rows
+
+
+def _status_kib(field) -> int:
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def memory_child(framework, name, batch, hw, steps):
+    """Runs in a fresh process: `steps` training steps; prints peak RSS
+    growth (KiB) over the RSS before the model was built, and singa's pool
+    peak (bytes)."""
+    import resource
+    sys.path.insert(0, HERE)
+    import models
+    from singa import device, tensor
+
+    x, y = models.data(name, batch, hw)
+    # ru_maxrss is the whole process's peak, which the imports may have set
+    # and which cannot be reset; writing 5 to clear_refs resets the kernel's
+    # peak RSS (VmHWM) to the current RSS, so VmHWM below is the training
+    # loop's own peak (ru_maxrss is the fallback where clear_refs is missing).
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        peak_of = (lambda: _status_kib("VmHWM"))
+    except OSError:
+        peak_of = (lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    before = _status_kib("VmRSS")
+    device.reset_peak_memory()
+    if framework == "torch":
+        _, ref = models.build(name)
+        step = models.torch_step_fn(ref, torch.from_numpy(x), torch.from_numpy(y))
+    else:
+        ours, _ = models.build(name)
+        tx, ty = models.singa_inputs(x, y)
+        from singa import opt
+        ours.set_optimizer(opt.SGD(lr=0.05, momentum=0.9))
+        ours.compile([tx], is_train=True, use_graph=framework == "singa-graph")
+        step = (lambda: tensor.to_numpy(ours(tx, ty)[1]))
+    for _ in range(steps):
+        step()
+    peak = peak_of()
+    print(f"{peak - before} {device.peak_memory()}")
+
+
+def bench_memory(threads, quick=False):
+    """Peak memory of each framework's training loop, each in its own process."""
+    rows = []
+    for name, batch, hw, _ in TRAIN_CASES[:1] if quick else TRAIN_CASES:
+        got = {}
+        for fw in ("singa-graph", "singa-eager", "torch"):
+            out = subprocess.run([sys.executable, __file__, "--threads", str(threads),
+                                  "--memory-child", fw, name, str(batch), str(hw or 0)],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            got[fw] = (int(out[-2]) * 1024, int(out[-1]))
+        peer = got["torch"][0]
+        for fw in ("singa-graph", "singa-eager"):
+            rss, pool = got[fw]
+            rows.append((f"{TRAIN_LABELS[name]} peak RSS growth, {fw.split('-')[1]} mode", rss,
+                         peer, f"singa pool peak {pool / 2 ** 20:.0f} MiB"))
+    return rows
+
+
 def machine() -> str:
     model = "unknown CPU"
     try:
@@ -147,9 +264,14 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="fewer sizes and rounds (smoke run)")
+    ap.add_argument("--only", help="run only the sections whose title contains this")
+    ap.add_argument("--memory-child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     _singa.set_num_threads(args.threads)
+    if args.memory_child:
+        fw, name, batch, hw = args.memory_child
+        return memory_child(fw, name, int(batch), int(hw) or None, 3)
     rounds = 2 if args.quick else args.rounds
 
     rows = []
@@ -158,9 +280,15 @@ def main():
         ("ResNet-18 convolutions, batch 1", lambda: bench_convs(1, rounds)),
         ("ResNet-18 convolutions, batch 16", lambda: bench_convs(16, rounds)),
         ("Per-op overhead", lambda: bench_overhead(rounds)),
+        ("Training steps (forward, backward, SGD momentum 0.9)",
+         lambda: bench_training(rounds, args.quick)),
+        ("Training peak memory (fresh process each, 3 steps)",
+         lambda: bench_memory(args.threads, args.quick)),
     ]
     if args.quick:
-        sections = [sections[0], sections[3]]
+        sections = [sections[0], sections[3], sections[4], sections[5]]
+    if args.only:
+        sections = [s for s in sections if args.only.lower() in s[0].lower()]
     out = []
     for title, fn in sections:
         print(f"== {title}", flush=True)
@@ -170,13 +298,19 @@ def main():
             print(f"   skipped: {type(e).__name__}: {e}")
             out.append((title, None, str(e)))
             continue
+        scale, unit = _unit(title)
         for name, ours, peer, note in section:
-            print(f"   {name:58s} ours {ours * 1e3:9.3f} ms  torch {peer * 1e3:9.3f} ms  "
+            print(f"   {name:58s} ours {ours * scale:9.3f} {unit}  torch {peer * scale:9.3f} {unit}  "
                   f"ratio {ours / peer:5.2f}  {note}", flush=True)
         out.append((title, section, None))
 
-    if not args.quick:
+    if not args.quick and not args.only:  # a partial run leaves RESULTS.md as it is
         write_results(out, args)
+
+
+def _unit(title):
+    """(scale, unit) of a section's figures: seconds shown in ms, bytes in MiB."""
+    return (1 / 2 ** 20, "MiB") if "memory" in title else (1e3, "ms")
 
 
 def write_results(out, args):
@@ -195,8 +329,11 @@ def write_results(out, args):
         if section is None:
             lines.append(f"| {title} | | | | not run: {err} |")
             continue
+        scale, unit = _unit(title)
         for name, ours, peer, note in section:
-            lines.append(f"| {name} | {ours * 1e3:.4f} | {peer * 1e3:.4f} | {ours / peer:.2f} | {note} |")
+            if unit != "ms":
+                note = f"{unit}; {note}"
+            lines.append(f"| {name} | {ours * scale:.4f} | {peer * scale:.4f} | {ours / peer:.2f} | {note} |")
     path = os.path.join(HERE, "RESULTS.md")
     notes = ""  # hand-written analysis below "## Notes" survives a re-run
     if os.path.exists(path):
