@@ -102,16 +102,8 @@ class SingaResNet18(_SingaModel):
         return self.fc(autograd.flatten(autograd.globalaveragepool(x), 1))
 
 
-# NOTE: ReLU6 is the Clip op with bounds made once, outside any graph capture:
-# autograd.clip(x, 0, 6) makes its bound tensors from numpy on every call,
-# and such tensors made during a capture hold wrong values on replay (the
-# graph-mode loss differs from eager from the first step; reported).
-_LO = tensor.Tensor(data=np.array(0.0, np.float32), requires_grad=False)
-_HI = tensor.Tensor(data=np.array(6.0, np.float32), requires_grad=False)
-
-
 def _relu6(x):
-    return tensor._op1("Clip", x, _LO, _HI)
+    return autograd.clip(x, 0.0, 6.0)
 
 
 class SingaConvBN(layer.Layer):
