@@ -257,3 +257,43 @@ def test_python_operator_subclass():
     (p, g), = list(autograd.backward(loss))
     assert p.name == "w"
     np.testing.assert_allclose(_np(g), 3 * (2 * _np(w)) ** 2 * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("make,shape,out_shape,params", [
+    (lambda: layer.Gemm(5), (3, 4), (3, 5), {"W": (5, 4), "b": (5,)}),
+    (lambda: layer.Gemm(5, transB=False, bias=False), (3, 4), (3, 5), {"W": (4, 5)}),
+    (lambda: layer.Conv2d(3, 6, 3, padding=1), (2, 3, 5, 5), (2, 6, 5, 5),
+     {"W": (6, 3, 3, 3), "b": (6,)}),
+    (lambda: layer.Conv2d(4, 3, pad_mode="SAME_UPPER", activation="RELU"), (1, 2, 5, 5),
+     (1, 4, 5, 5), {"W": (4, 2, 3, 3), "b": (4,)}),
+    (lambda: layer.SeparableConv2d(8, 3, padding=1), (2, 4, 6, 6), (2, 8, 6, 6),
+     {"depthwise.W": (4, 1, 3, 3), "pointwise.W": (8, 4, 1, 1)}),
+    (lambda: layer.MaxPool2d(2), (1, 2, 6, 6), (1, 2, 3, 3), {}),
+    (lambda: layer.AvgPool2d(3, 1, 1), (1, 2, 6, 6), (1, 2, 6, 6), {}),
+    (lambda: layer.MaxPool1d(2), (1, 2, 6), (1, 2, 3), {}),
+    (lambda: layer.AvgPool1d(3, 3), (1, 2, 9), (1, 2, 3), {}),
+    (lambda: layer.BatchNorm2d(4), (2, 4, 3, 3), (2, 4, 3, 3), {"scale": (4,), "bias": (4,)}),
+    (lambda: layer.Flatten(), (2, 3, 4), (2, 12), {}),
+    (lambda: layer.SoftMax(), (2, 3), (2, 3), {}),
+    (lambda: layer.Sigmoid(), (2, 3), (2, 3), {}),
+], ids=["gemm", "gemm-nt", "conv-in-out", "conv-same-relu", "separable", "maxpool2d",
+        "avgpool2d", "maxpool1d", "avgpool1d", "batchnorm", "flatten", "softmax", "sigmoid"])
+def test_layer_shapes_and_parameters(make, shape, out_shape, params):
+    l = make()
+    x = _t(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    y = l(x)
+    assert y.shape == out_shape
+    assert {k: tuple(v.shape) for k, v in l.get_params().items()} == params
+    if params:
+        _name(l)
+        loss = autograd.reduce_sum(autograd.mul(y, y), keepdims=0)
+        assert {p.name for p, _ in autograd.backward(loss)} == set(params)
+
+
+def test_parameterless_layers():
+    a = _t(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(_np(layer.Add()(a, a)), 2.0)
+    assert layer.Cat(1)([a, a]).shape == (2, 6)
+    assert layer.Reshape()(a, (3, 2)).shape == (3, 2)
+    np.testing.assert_array_equal(_np(layer.ReLU()(_t(np.array([-1.0, 2.0], np.float32)))),
+                                  [0.0, 2.0])
