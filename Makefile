@@ -6,7 +6,7 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build
-APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protobuf-compiler \
+APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protobuf-compiler zlib1g-dev \
             libopenmpi-dev openmpi-bin clang-format
 SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
