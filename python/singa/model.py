@@ -107,34 +107,16 @@ class Model(layer.Layer):
     def save_states(self, fpath, aux_states={}):  # noqa: B006 - SINGA's signature
         """Writes parameters, buffers and `aux_states` (name -> Tensor or
         array) to fpath through a temporary file renamed into place."""
-        tensors = {k: _ct(v) for k, v in self.get_states().items()}
-        for k, v in aux_states.items():
-            v = v if isinstance(v, Tensor) else Tensor(data=v, requires_grad=False)
-            tensors["aux:" + k] = _ct(v)
-        _nn.save_tensors(os.fspath(fpath), tensors)
+        states = {k: _ct(v) for k, v in self.get_states().items()}
+        aux = {k: _ct(v if isinstance(v, Tensor) else Tensor(data=v, requires_grad=False))
+               for k, v in aux_states.items()}
+        _nn.save_states_file(os.fspath(fpath), states, aux)
 
     def load_states(self, fpath):
-        """Loads what save_states wrote; names, shapes and dtypes must match.
-        Returns the aux states (name -> Tensor)."""
-        loaded = _nn.load_tensors(os.fspath(fpath))
-        states = {k: v for k, v in loaded.items() if not k.startswith("aux:")}
-        aux = {k[4:]: _wrap(v) for k, v in loaded.items() if k.startswith("aux:")}
-        mine = self.get_states()
-        problems = []
-        for k, t in mine.items():
-            if k not in states:
-                problems.append(f"missing in the file: {k} {tuple(t.shape)}")
-            elif tuple(states[k].shape) != tuple(t.shape) or states[k].dtype != t.dtype:
-                problems.append(f"{k}: the model has {_singa.dtype_name(t.dtype)}"
-                                f"{list(t.shape)}, the file {_singa.dtype_name(states[k].dtype)}"
-                                f"{list(states[k].shape)}")
-        problems += [f"not in the model: {k}" for k in states if k not in mine]
-        if problems:
-            raise ValueError(f"load_states: {fpath!r} does not match the model:\n  " +
-                             "\n  ".join(problems))
-        for k, t in mine.items():
-            t.data.copy_from(states[k])
-        return aux
+        """Loads what save_states wrote; names, shapes and dtypes must match
+        (OSError listing every difference otherwise). Returns the aux states."""
+        targets = {k: _ct(v) for k, v in self.get_states().items()}
+        return {k: _wrap(v) for k, v in _nn.load_states_into(targets, os.fspath(fpath)).items()}
 
 
 def _flatten(out):

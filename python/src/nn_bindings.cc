@@ -162,6 +162,8 @@ void BindNN(nb::module_& m) {
       .def_prop_ro("num_ops", &nn::GraphStep::num_ops);
   nn.def("save_tensors", &nn::SaveTensors, "path"_a, "tensors"_a);
   nn.def("load_tensors", &nn::LoadTensors, "path"_a);
+  nn.def("save_states_file", &nn::SaveStatesFile, "path"_a, "states"_a, "aux"_a);
+  nn.def("load_states_into", &nn::LoadStatesInto, "targets"_a, "path"_a);
 
   nb::module_ o = m.def_submodule("opt", "optimizers and learning-rate schedulers");
   nb::class_<opt::Scheduler>(o, "Scheduler")

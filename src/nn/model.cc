@@ -116,12 +116,18 @@ constexpr char kAuxPrefix[] = "aux:";
 }
 
 void Model::SaveStates(const std::string& path, const TensorMap& aux) const {
-  TensorMap all = GetStates();
+  SaveStatesFile(path, GetStates(), aux);
+}
+
+TensorMap Model::LoadStates(const std::string& path) { return LoadStatesInto(GetStates(), path); }
+
+void SaveStatesFile(const std::string& path, const TensorMap& states, const TensorMap& aux) {
+  TensorMap all = states;
   for (auto& [k, v] : aux) all[kAuxPrefix + k] = v;
   SaveTensors(path, all);
 }
 
-TensorMap Model::LoadStates(const std::string& path) {
+TensorMap LoadStatesInto(const TensorMap& targets, const std::string& path) {
   TensorMap file = LoadTensors(path), states, aux;
   for (auto& [k, v] : file) {
     if (k.rfind(kAuxPrefix, 0) == 0)
@@ -129,9 +135,8 @@ TensorMap Model::LoadStates(const std::string& path) {
     else
       states[k] = v;
   }
-  const TensorMap mine = GetStates();
   std::ostringstream diff;
-  for (auto& [k, v] : mine) {
+  for (auto& [k, v] : targets) {
     auto it = states.find(k);
     if (it == states.end())
       diff << "\n  missing in the file: " << k << " " << v.ToString();
@@ -140,10 +145,13 @@ TensorMap Model::LoadStates(const std::string& path) {
            << it->second.ToString();
   }
   for (auto& [k, v] : states)
-    if (!mine.count(k)) diff << "\n  not in the model: " << k << " " << v.ToString();
+    if (!targets.count(k)) diff << "\n  not in the model: " << k << " " << v.ToString();
   SINGA_CHECK(diff.str().empty(), IOError,
               "load_states: '" << path << "' does not match the model:" << diff.str());
-  SetStates(states);
+  for (auto& [k, v] : targets) {
+    Tensor t = v;
+    t.CopyFrom(states[k]);
+  }
   return aux;
 }
 

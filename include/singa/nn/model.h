@@ -100,5 +100,11 @@ class Model : public Layer {
 // The states file format of SaveStates: named dense tensors.
 void SaveTensors(const std::string& path, const TensorMap& tensors);
 TensorMap LoadTensors(const std::string& path);
+// SaveStates and LoadStates for any named tensors: `states` and `aux` (kept
+// apart in the file) written atomically; LoadStatesInto copies the file's
+// states into `targets` after checking that names, shapes and dtypes match
+// (the error lists every difference) and returns the aux tensors.
+void SaveStatesFile(const std::string& path, const TensorMap& states, const TensorMap& aux);
+TensorMap LoadStatesInto(const TensorMap& targets, const std::string& path);
 
 }  // namespace singa::nn
