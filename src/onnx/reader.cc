@@ -53,9 +53,9 @@ class Reader {
                 "the model's IR version is " << m_.ir_version() << "; at least " << kMinIrVersion
                                              << " (ONNX 1.0) is required");
     g_->ir_version = m_.ir_version();
+    // A model may import only other domains (ai.onnx.ml, ...): each node's
+    // domain is checked when the node is read.
     for (const auto& o : m_.opset_import()) g_->opsets[DomainKey(o.domain())] = o.version();
-    SINGA_CHECK(g_->opsets.count(""), InvalidModel,
-                "the model does not import the default (ai.onnx) opset");
   }
 
   int NewSlot(const std::string& name, const std::string& what) {
