@@ -1,6 +1,7 @@
 // TensorProto / AttributeProto / ValueInfoProto -> singa types.
 #include "onnx/proto.h"
 
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -50,12 +51,17 @@ std::string ReadExternal(const onnx::TensorProto& p, const std::string& base_dir
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : p.external_data()) {
-    if (kv.key() == "location")
+    if (kv.key() == "location") {
       location = kv.value();
-    else if (kv.key() == "offset")
-      offset = std::stoll(kv.value());
-    else if (kv.key() == "length")
-      length = std::stoll(kv.value());
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      int64_t v = 0;
+      const std::string& s = kv.value();
+      auto [end, err] = std::from_chars(s.data(), s.data() + s.size(), v);
+      SINGA_CHECK(
+          err == std::errc() && end == s.data() + s.size() && v >= 0, InvalidModel,
+          what << ": external data " << kv.key() << " '" << s << "' is not a non-negative integer");
+      (kv.key() == "offset" ? offset : length) = v;
+    }
   }
   SINGA_CHECK(!location.empty(), InvalidModel, what << ": external data without a location");
   SINGA_CHECK(!base_dir.empty(), IOError,

@@ -341,6 +341,9 @@ std::shared_ptr<SingaRep> PrepareModel(std::string_view bytes, Device device,
 }  // namespace
 
 std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device) {
+  std::error_code ec;
+  SINGA_CHECK(!std::filesystem::is_directory(path, ec), IOError,
+              "cannot read ONNX model '" << path << "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   SINGA_CHECK(in, IOError, "cannot open ONNX model '" << path << "': " << std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -168,6 +168,25 @@ def test_external_data_is_read_next_to_the_model(tmp_path):
     np.testing.assert_allclose(tensor.to_numpy(y), _ort(model, x)[0], rtol=RTOL, atol=ATOL)
 
 
+def test_intermediates_are_dropped_after_their_last_reader():
+    # A chain of 12 Relus on a 4 MiB input: each value is dropped once the
+    # next node has read it, so at most the input and two values are alive.
+    n, size = 12, 1 << 20
+    nodes = [helper.make_node("Relu", [f"v{i}"], [f"v{i + 1}"], name=f"relu{i}")
+             for i in range(n)]
+    model = _one_node_model(nodes, [_vi("v0", (size,))], [_vi(f"v{n}", (size,))])
+    rep = sonnx.prepare(model)
+    x = np.random.default_rng(0).standard_normal(size).astype(np.float32)
+    tx = tensor.Tensor(data=x, requires_grad=False)
+    dev = device.get_default_device()
+    base = device.current_memory(dev)
+    device.reset_peak_memory(dev)
+    (y,) = rep.run([tx])
+    peak = device.peak_memory(dev) - base
+    np.testing.assert_array_equal(tensor.to_numpy(y), np.maximum(x, 0))
+    assert peak <= 3 * 4 * size, f"peak {peak} bytes: intermediates were kept"
+
+
 # ---- bad models and inputs: the exception names what is wrong -------------
 
 def _one_node_model(node, inputs, outputs, inits=(), opset=17):
@@ -188,6 +207,8 @@ def test_truncated_file_is_refused(tmp_path):
         sonnx.prepare(str(path))
     with pytest.raises(OSError, match="missing.onnx"):
         sonnx.prepare(str(tmp_path / "missing.onnx"))
+    with pytest.raises(OSError, match="directory"):
+        sonnx.prepare(str(tmp_path))
 
 
 def test_unknown_op_names_node_and_op():
@@ -269,6 +290,29 @@ def test_external_data_outside_the_model_folder_is_refused(tmp_path, location):
     path.write_bytes(model.SerializeToString())
     with pytest.raises(OSError, match="initializer 'w'.*outside.bin"):
         sonnx.prepare(str(path))
+
+
+def test_external_data_errors_name_the_tensor(tmp_path):
+    (tmp_path / "w.bin").write_bytes(np.ones(1, np.float32).tobytes())
+
+    def model_with(entries):
+        w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2])
+        w.data_location = TensorProto.EXTERNAL
+        for k, v in entries:
+            entry = w.external_data.add()
+            entry.key, entry.value = k, v
+        m = _one_node_model(helper.make_node("Add", ["x", "w"], ["y"]), [_vi("x")], [_vi("y")],
+                            [w])
+        path = tmp_path / "m.onnx"
+        path.write_bytes(m.SerializeToString())
+        return str(path)
+
+    with pytest.raises(OSError, match="initializer 'w'.*4 bytes.*truncated"):
+        sonnx.prepare(model_with([("location", "w.bin"), ("offset", "0"), ("length", "8")]))
+    with pytest.raises(ValueError, match="initializer 'w'.*offset 'x'"):
+        sonnx.prepare(model_with([("location", "w.bin"), ("offset", "x")]))
+    with pytest.raises(OSError, match="initializer 'w'.*nothere.bin"):
+        sonnx.prepare(model_with([("location", "nothere.bin")]))
 
 
 # ---- training an imported model (seeds/onnx.md) ----------------------------
