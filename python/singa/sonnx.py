@@ -18,7 +18,8 @@ Constant nodes, external data, every node's op and parsed attributes); run
 executes the nodes through the op registry, so with autograd.training on an
 imported model records for backward and its initializers (parameters,
 stores_grad) train. A "layer" for last_layers is a graph node in run order
-(Constant nodes are folded at prepare and do not count).
+(Constant nodes are folded at prepare and do not count). If, Loop and Scan
+(opset 9+) run their subgraphs, which may read values of the enclosing graphs.
 
 Errors: UnsupportedOp (a NotImplementedError) for ops, domains or types singa
 does not implement; InvalidModel (a ValueError) for malformed graphs;

@@ -15,13 +15,32 @@
 
 namespace singa::sonnx {
 
+struct Graph;
+
+// Ops with graph attributes run their subgraphs in the importer (the op
+// registry has no notion of a graph).
+enum class ControlFlow { kNone, kIf, kLoop, kScan };
+
+struct ScanAttrs {
+  int64_t num_scan_inputs = 0;
+  std::vector<int64_t> input_axes, input_directions, output_axes, output_directions;
+};
+
 struct Node {
   std::string name;  // the node's name, or "<op_type>#<index>" when it has none
   std::string op_type, domain;
-  const OpSchema* schema = nullptr;
+  const OpSchema* schema = nullptr;   // null for control flow
   std::shared_ptr<const void> attrs;  // parsed by schema->ParseAttrs
   std::vector<int> inputs;            // slots; -1 for an absent optional input
   std::vector<int> outputs;           // slots; -1 for an output the model does not use
+
+  ControlFlow control = ControlFlow::kNone;
+  // If: then_branch, else_branch; Loop and Scan: body.
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
+  // For each subgraph, the slots (in this graph) of the values it reads from
+  // enclosing graphs, in the order of its outer_names.
+  std::vector<std::vector<int>> outer_inputs;
+  ScanAttrs scan;
 };
 
 struct Graph {
@@ -41,6 +60,10 @@ struct Graph {
   std::vector<int> shadowed_slots;
   std::vector<ValueInfo> outputs;
   std::vector<int> output_slots;
+
+  // A subgraph's values that come from enclosing graphs, and their slots here.
+  std::vector<std::string> outer_names;
+  std::vector<int> outer_slots;
 
   std::vector<Node> nodes;  // topological order, Constant nodes folded
   // For each node, the slots whose last reader it is (dropped after it runs).

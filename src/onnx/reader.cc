@@ -24,17 +24,50 @@ constexpr int64_t kMinIrVersion = 3;
 std::string DomainKey(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
 std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
 
+// Values a graph reads but does not define (its subgraphs' too): they come
+// from enclosing graphs.
+void FreeNames(const onnx::GraphProto& gp, std::set<std::string>& out) {
+  std::set<std::string> defined;
+  for (const auto& v : gp.input()) defined.insert(v.name());
+  for (const auto& v : gp.initializer()) defined.insert(v.name());
+  for (const auto& n : gp.node())
+    for (const std::string& o : n.output()) defined.insert(o);
+  std::set<std::string> used;
+  for (const auto& v : gp.output()) used.insert(v.name());
+  for (const auto& n : gp.node()) {
+    for (const std::string& i : n.input())
+      if (!i.empty()) used.insert(i);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) FreeNames(a.g(), used);
+      for (const auto& sub : a.graphs()) FreeNames(sub, used);
+    }
+  }
+  for (const std::string& u : used)
+    if (!defined.count(u)) out.insert(u);
+}
+
+// The values a node reads from its graph: its inputs, then what its
+// subgraphs read from outside themselves.
+std::vector<std::string> NodeReads(const onnx::NodeProto& n) {
+  std::vector<std::string> reads(n.input().begin(), n.input().end());
+  std::set<std::string> free;
+  for (const auto& a : n.attribute()) {
+    if (a.has_g()) FreeNames(a.g(), free);
+    for (const auto& sub : a.graphs()) FreeNames(sub, free);
+  }
+  reads.insert(reads.end(), free.begin(), free.end());
+  return reads;
+}
+
 class Reader {
  public:
-  Reader(const onnx::ModelProto& m, Device device, std::string base_dir)
-      : m_(m), base_dir_(std::move(base_dir)), g_(std::make_shared<Graph>()) {
-    g_->device = device;
-  }
+  // `parent` reads the graph that encloses this one (null for the model's).
+  Reader(const onnx::GraphProto& gp, std::shared_ptr<Graph> g, std::string base_dir,
+         const Reader* parent)
+      : gp_(gp), base_dir_(std::move(base_dir)), g_(std::move(g)), parent_(parent) {}
 
   std::shared_ptr<Graph> Read() {
-    CheckVersions();
-    SINGA_CHECK(m_.has_graph(), InvalidModel, "the model has no graph");
-    const onnx::GraphProto& gp = m_.graph();
+    const onnx::GraphProto& gp = gp_;
     SINGA_CHECK(gp.sparse_initializer_size() == 0, UnsupportedOp,
                 "sparse initializer '" << gp.sparse_initializer(0).values().name()
                                        << "': sparse tensors are not supported");
@@ -48,15 +81,8 @@ class Reader {
   }
 
  private:
-  void CheckVersions() {
-    SINGA_CHECK(m_.ir_version() >= kMinIrVersion, InvalidModel,
-                "the model's IR version is " << m_.ir_version() << "; at least " << kMinIrVersion
-                                             << " (ONNX 1.0) is required");
-    g_->ir_version = m_.ir_version();
-    // A model may import only other domains (ai.onnx.ml, ...): each node's
-    // domain is checked when the node is read.
-    for (const auto& o : m_.opset_import()) g_->opsets[DomainKey(o.domain())] = o.version();
-  }
+  // Whether `name` is a value of this graph at this point of reading it.
+  bool HasValue(const std::string& name) const { return g_->slot_of.count(name) > 0; }
 
   int NewSlot(const std::string& name, const std::string& what) {
     SINGA_CHECK(!name.empty(), InvalidModel, what << " has an empty name");
@@ -118,16 +144,23 @@ class Reader {
     std::vector<int> pending(n, 0);
     for (int i = 0; i < n; ++i) {
       std::set<int> deps;
-      for (const std::string& in : gp.node(i).input()) {
+      const std::vector<std::string> reads = NodeReads(gp.node(i));
+      for (size_t r = 0; r < reads.size(); ++r) {
+        const std::string& in = reads[r];
         if (in.empty()) continue;
+        const bool explicit_input = static_cast<int>(r) < gp.node(i).input_size();
         auto it = made_by.find(in);
         if (it != made_by.end()) {
           deps.insert(it->second);
-        } else {
-          SINGA_CHECK(g_->slot_of.count(in), InvalidModel,
-                      NodeWhere(gp, i) << ": input '" << in
-                                       << "' is neither a graph input, an initializer nor the "
-                                          "output of a node");
+        } else if (!g_->slot_of.count(in)) {
+          // A subgraph may read values of the graphs around it.
+          SINGA_CHECK(parent_ && parent_->HasValue(in), InvalidModel,
+                      NodeWhere(gp, i)
+                          << (explicit_input ? ": input '" : ": its subgraph reads '") << in
+                          << "', which is neither a graph input, an initializer "
+                             "nor the output of a node");
+          g_->outer_names.push_back(in);
+          g_->outer_slots.push_back(NewSlot(in, "outer value"));
         }
       }
       pending[i] = static_cast<int>(deps.size());
@@ -208,6 +241,11 @@ class Reader {
       FoldConstant(np, where);
       return;
     }
+    if (node.domain.empty() &&
+        (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan")) {
+      AddControlFlow(np, std::move(node), num_inputs, num_outputs);
+      return;
+    }
 
     auto opset = g_->opsets.find(node.domain);
     if (opset == g_->opsets.end()) {
@@ -236,6 +274,108 @@ class Reader {
       attrs[a.name()] = AttrFromProto(a, base_dir_, g_->device, where);
     node.attrs = s.ParseAttrs(attrs, {}, node.name);
 
+    const int index = static_cast<int>(g_->nodes.size());
+    for (int i = 0; i < num_inputs; ++i)
+      node.inputs.push_back(np.input(i).empty() ? -1 : g_->slot_of.at(np.input(i)));
+    for (int i = 0; i < num_outputs; ++i) {
+      if (np.output(i).empty()) {
+        node.outputs.push_back(-1);
+        continue;
+      }
+      int slot = NewSlot(np.output(i), where + ": output");
+      g_->producer[slot] = index;
+      node.outputs.push_back(slot);
+    }
+    g_->nodes.push_back(std::move(node));
+  }
+
+  // If, Loop and Scan: their subgraphs are read with this graph as the
+  // enclosing scope; the values they read from here become extra inputs.
+  void AddControlFlow(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs) {
+    const std::string where = g_->Where(node);
+    auto default_opset = g_->opsets.find("");
+    SINGA_CHECK(default_opset != g_->opsets.end(), InvalidModel,
+                where << ": the model does not import the ai.onnx opset");
+    const int opset = default_opset->second;
+    if (node.op_type == "If") {
+      node.control = ControlFlow::kIf;
+      SINGA_CHECK(num_inputs == 1, InvalidModel, where << ": If takes one input (cond)");
+    } else if (node.op_type == "Loop") {
+      node.control = ControlFlow::kLoop;
+    } else {
+      node.control = ControlFlow::kScan;
+      SINGA_CHECK(opset >= 9, UnsupportedOp,
+                  where << ": Scan of opset " << opset
+                        << " (with a batch axis and sequence_lens) is not supported; opset 9+ is");
+    }
+    std::map<std::string, const onnx::GraphProto*> graphs;
+    for (const auto& a : np.attribute()) {
+      if (a.type() == onnx::AttributeProto::GRAPH || a.has_g()) {
+        graphs[a.name()] = &a.g();
+        continue;
+      }
+      AttrValue v = AttrFromProto(a, base_dir_, g_->device, where);
+      auto ints = [&] {
+        auto* p = std::get_if<std::vector<int64_t>>(&v);
+        SINGA_CHECK(p, InvalidModel, where << ": attribute '" << a.name() << "' must be ints");
+        return *p;
+      };
+      if (node.control == ControlFlow::kScan && a.name() == "num_scan_inputs") {
+        auto* p = std::get_if<int64_t>(&v);
+        SINGA_CHECK(p, InvalidModel, where << ": attribute 'num_scan_inputs' must be an int");
+        node.scan.num_scan_inputs = *p;
+      } else if (node.control == ControlFlow::kScan && a.name() == "scan_input_axes") {
+        node.scan.input_axes = ints();
+      } else if (node.control == ControlFlow::kScan && a.name() == "scan_input_directions") {
+        node.scan.input_directions = ints();
+      } else if (node.control == ControlFlow::kScan && a.name() == "scan_output_axes") {
+        node.scan.output_axes = ints();
+      } else if (node.control == ControlFlow::kScan && a.name() == "scan_output_directions") {
+        node.scan.output_directions = ints();
+      } else {
+        throw InvalidModel(where + ": unknown attribute '" + a.name() + "'");
+      }
+    }
+    const std::vector<std::string> names =
+        node.control == ControlFlow::kIf ? std::vector<std::string>{"then_branch", "else_branch"}
+                                         : std::vector<std::string>{"body"};
+    for (const std::string& name : names) {
+      auto it = graphs.find(name);
+      SINGA_CHECK(it != graphs.end(), InvalidModel,
+                  where << ": graph attribute '" << name << "' is missing");
+      auto sub = std::make_shared<Graph>();
+      sub->ir_version = g_->ir_version;
+      sub->opsets = g_->opsets;
+      sub->device = g_->device;
+      std::shared_ptr<Graph> read = Reader(*it->second, sub, base_dir_, this).Read();
+      std::vector<int> outer;
+      for (const std::string& o : read->outer_names) outer.push_back(g_->slot_of.at(o));
+      node.outer_inputs.push_back(std::move(outer));
+      node.subgraphs.push_back(std::move(read));
+    }
+    const Graph& body = *node.subgraphs[0];
+    if (node.control == ControlFlow::kIf) {
+      for (const auto& branch : node.subgraphs)
+        SINGA_CHECK(static_cast<int>(branch->outputs.size()) >= num_outputs, InvalidModel,
+                    where << ": a branch has " << branch->outputs.size() << " outputs, the node "
+                          << num_outputs);
+    } else if (node.control == ControlFlow::kLoop) {
+      const int carried = std::max(num_inputs - 2, 0);
+      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(carried + 2) &&
+                      body.outputs.size() >= static_cast<size_t>(carried + 1),
+                  InvalidModel,
+                  where << ": the body takes " << body.inputs.size() << " inputs and gives "
+                        << body.outputs.size() << " outputs; with " << carried
+                        << " loop-carried values it must take " << carried + 2
+                        << " and give at least " << carried + 1);
+    } else {
+      const int64_t m = node.scan.num_scan_inputs;
+      SINGA_CHECK(m >= 1 && m <= num_inputs, InvalidModel,
+                  where << ": num_scan_inputs " << m << " for " << num_inputs << " inputs");
+      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(num_inputs), InvalidModel,
+                  where << ": the body takes " << body.inputs.size() << " inputs, the node has "
+                        << num_inputs);
+    }
     const int index = static_cast<int>(g_->nodes.size());
     for (int i = 0; i < num_inputs; ++i)
       node.inputs.push_back(np.input(i).empty() ? -1 : g_->slot_of.at(np.input(i)));
@@ -296,6 +436,12 @@ class Reader {
   void ReadOutputs(const onnx::GraphProto& gp) {
     for (const auto& out : gp.output()) {
       auto it = g_->slot_of.find(out.name());
+      if (it == g_->slot_of.end() && parent_ && parent_->HasValue(out.name())) {
+        // A subgraph may return a value of an enclosing graph as it is.
+        g_->outer_names.push_back(out.name());
+        g_->outer_slots.push_back(NewSlot(out.name(), "outer value"));
+        it = g_->slot_of.find(out.name());
+      }
       SINGA_CHECK(it != g_->slot_of.end(), InvalidModel,
                   "graph output '" << out.name() << "' is not produced by any node");
       g_->outputs.push_back(ValueInfoFromProto(out, "graph output"));
@@ -311,6 +457,8 @@ class Reader {
     for (int i = 0; i < n; ++i) {
       for (int s : g_->nodes[i].inputs)
         if (s >= 0) last[s] = i;
+      for (const auto& outer : g_->nodes[i].outer_inputs)
+        for (int s : outer) last[s] = i;
       for (int s : g_->nodes[i].outputs)
         if (s >= 0 && last[s] < i) last[s] = i;
     }
@@ -320,10 +468,26 @@ class Reader {
       if (last[s] >= 0 && !g_->constants[s].defined()) g_->release_after[last[s]].push_back(s);
   }
 
-  const onnx::ModelProto& m_;
+  const onnx::GraphProto& gp_;
   std::string base_dir_;
   std::shared_ptr<Graph> g_;
+  const Reader* parent_;
 };
+
+std::shared_ptr<Graph> ReadModel(const onnx::ModelProto& m, Device device,
+                                 const std::string& base_dir) {
+  SINGA_CHECK(m.ir_version() >= kMinIrVersion, InvalidModel,
+              "the model's IR version is " << m.ir_version() << "; at least " << kMinIrVersion
+                                           << " (ONNX 1.0) is required");
+  SINGA_CHECK(m.has_graph(), InvalidModel, "the model has no graph");
+  auto g = std::make_shared<Graph>();
+  g->ir_version = m.ir_version();
+  g->device = device;
+  // A model may import only other domains (ai.onnx.ml, ...): each node's
+  // domain is checked when the node is read.
+  for (const auto& o : m.opset_import()) g->opsets[DomainKey(o.domain())] = o.version();
+  return Reader(m.graph(), g, base_dir, nullptr).Read();
+}
 
 std::shared_ptr<SingaRep> PrepareModel(std::string_view bytes, Device device,
                                        const std::string& base_dir, const std::string& source) {
@@ -335,7 +499,7 @@ std::shared_ptr<SingaRep> PrepareModel(std::string_view bytes, Device device,
   SINGA_CHECK(model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())), InvalidModel,
               source << " is not a valid ONNX model (the protobuf does not parse: truncated or "
                         "corrupt)");
-  return std::make_shared<SingaRep>(Reader(model, device, base_dir).Read());
+  return std::make_shared<SingaRep>(ReadModel(model, device, base_dir));
 }
 
 }  // namespace

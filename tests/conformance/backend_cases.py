@@ -154,8 +154,8 @@ def reason(case, failure):
     if m:
         code = int(m.group(1))
         return f"dtype {onnx.TensorProto.DataType.Name(code).lower()} not supported"
-    if "control flow subgraphs" in first:
-        return "If/Loop/Scan subgraphs not supported yet"
+    if "graph attributes are supported" in first:
+        return "graph attributes outside If/Loop/Scan not supported"
     for word, what in (("is a sequence", "sequence types not supported"),
                        ("is optional", "optional types not supported"),
                        ("sparse", "sparse tensors not supported"),

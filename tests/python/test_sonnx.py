@@ -187,6 +187,60 @@ def test_intermediates_are_dropped_after_their_last_reader():
     assert peak <= 3 * 4 * size, f"peak {peak} bytes: intermediates were kept"
 
 
+def test_control_flow_subgraphs_read_enclosing_values():
+    """Loop (with a scan output) whose body holds an If; both read values of
+    the enclosing graphs (w from the top level two levels down)."""
+    f = TensorProto.FLOAT
+    then_g = helper.make_graph([helper.make_node("Mul", ["acc", "w"], ["t"], name="then_mul")],
+                               "then", [], [_vi("t", (2,))])
+    else_g = helper.make_graph([helper.make_node("Add", ["acc", "w"], ["e"], name="else_add")],
+                               "else", [], [_vi("e", (2,))])
+    body = helper.make_graph(
+        [helper.make_node("Less", ["i", "two"], ["small"], name="less"),
+         helper.make_node("If", ["small"], ["acc_next"], name="branch", then_branch=then_g,
+                          else_branch=else_g),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+         helper.make_node("Identity", ["acc_next"], ["scan_out"], name="emit")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc", f, [2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_next", f, [2]),
+         helper.make_tensor_value_info("scan_out", f, [2])])
+    loop = helper.make_node("Loop", ["trips", "", "x"], ["y", "ys"], name="loop", body=body)
+    graph = helper.make_graph(
+        [loop], "g", [_vi("x", (2,)), helper.make_tensor_value_info("trips", TensorProto.INT64, [])],
+        [_vi("y", (2,)), _vi("ys", (4, 2))],
+        [numpy_helper.from_array(np.array([2, 3], np.float32), "w"),
+         numpy_helper.from_array(np.int64(2), "two")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    x, trips = np.array([1, -1], np.float32), np.array(4, np.int64)
+    want = ort.InferenceSession(model.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"x": x,
+                                                                              "trips": trips})
+    rep = sonnx.prepare(model)
+    got = rep.run([x, trips])
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(tensor.to_numpy(g), w)
+
+
+def test_scan_runs_its_body_per_slice():
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "x_t"], ["s_next"], name="acc"),
+         helper.make_node("Identity", ["s_next"], ["out_t"], name="emit")],
+        "body", [_vi("s", (2,)), _vi("x_t", (2,))], [_vi("s_next", (2,)), _vi("out_t", (2,))])
+    scan = helper.make_node("Scan", ["s0", "xs"], ["s", "outs"], name="scan", body=body,
+                            num_scan_inputs=1, scan_input_directions=[1])
+    model = _one_node_model(scan, [_vi("s0", (2,)), _vi("xs", (3, 2))],
+                            [_vi("s", (2,)), _vi("outs", (3, 2))])
+    xs = np.arange(6, dtype=np.float32).reshape(3, 2)
+    s, outs = sonnx.prepare(model).run([np.zeros(2, np.float32), xs])
+    np.testing.assert_array_equal(tensor.to_numpy(s), xs.sum(0))
+    np.testing.assert_array_equal(tensor.to_numpy(outs), np.cumsum(xs[::-1], 0))
+
+
 # ---- bad models and inputs: the exception names what is wrong -------------
 
 def _one_node_model(node, inputs, outputs, inits=(), opset=17):
@@ -223,11 +277,18 @@ def test_unknown_op_names_node_and_op():
         sonnx.prepare(model)
 
 
-def test_graph_attributes_are_not_supported_yet():
-    then = helper.make_graph([helper.make_node("Identity", ["a"], ["t"])], "then", [], [_vi("t")])
+def test_subgraph_errors_name_the_node():
+    then = helper.make_graph([helper.make_node("Identity", ["nowhere"], ["t"], name="inner")],
+                             "then", [], [_vi("t")])
     node = helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then, else_branch=then)
     model = _one_node_model(node, [_vi("c", (), TensorProto.BOOL), _vi("a")], [_vi("y")])
-    with pytest.raises(NotImplementedError, match="branch"):
+    with pytest.raises(ValueError, match="'branch'.*subgraph reads 'nowhere'"):
+        sonnx.prepare(model)
+    then = helper.make_graph([helper.make_node("Identity", ["a"], ["t"], name="inner")],
+                             "then", [], [_vi("t")])
+    node = helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then)
+    model = _one_node_model(node, [_vi("c", (), TensorProto.BOOL), _vi("a")], [_vi("y")])
+    with pytest.raises(ValueError, match="branch.*else_branch"):
         sonnx.prepare(model)
 
 

@@ -14,6 +14,8 @@
 // with the model's opset for its domain) and its attributes parsed into the
 // op's typed form. Run only executes. Dimensions that the model leaves
 // symbolic are taken from the inputs at run time (shape inference runs per op).
+// If, Loop and Scan (opset 9+) run their subgraphs here, prepared the same
+// way; a subgraph may read the values of the graphs around it.
 //
 // A "layer" (for last_layers) is a node of the graph in the topological order
 // Prepare computes (the file's order when it is already topological);
