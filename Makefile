@@ -37,7 +37,7 @@ test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j2
 
 test-python: build
-	$(PY) -m pytest tests/python -q -p no:cacheprovider
+	$(PY) -m pytest tests/python tests/conformance -q -p no:cacheprovider
 
 test: test-cpp test-python
 

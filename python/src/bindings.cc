@@ -270,8 +270,9 @@ void BinaryInplace(const OpSchema& s, Tensor& a, const Tensor& b) {
 using namespace singa;
 
 namespace singa {
-void BindNN(nb::module_& m);  // nn_bindings.cc
-}
+void BindNN(nb::module_& m);    // nn_bindings.cc
+void BindOnnx(nb::module_& m);  // onnx_bindings.cc
+}  // namespace singa
 
 NB_MODULE(_singa, m) {
   m.doc() = "singa C++ core";
@@ -465,4 +466,5 @@ NB_MODULE(_singa, m) {
   m.def("set_num_threads", &SetNumThreads, "n"_a);
   m.attr("LATEST_OPSET") = kLatestOpset;
   BindNN(m);
+  BindOnnx(m);
 }

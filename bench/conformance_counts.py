@@ -1,0 +1,61 @@
+"""Counts the onnx backend test cases (node, simple, pytorch-converted,
+pytorch-operator) that singa and onnxruntime pass, per suite, with the same
+comparison as tests/conformance (each case's rtol/atol). For bench/RESULTS.md;
+not run by the tests.
+
+    python bench/conformance_counts.py            # a Markdown table on stdout
+"""
+import collections
+import os
+import sys
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "conformance"))
+import backend_cases  # noqa: E402
+
+from singa import sonnx  # noqa: E402
+
+
+class OrtRep:
+    def __init__(self, model):
+        self.sess = ort.InferenceSession(model.SerializeToString(),
+                                         providers=["CPUExecutionProvider"])
+
+    def run(self, inputs):
+        names = [i.name for i in self.sess.get_inputs()]
+        return [np.asarray(o) for o in self.sess.run(None, dict(zip(names, inputs)))]
+
+
+class OrtBackend:
+    @classmethod
+    def prepare(cls, model, device="CPU"):
+        return OrtRep(model)
+
+
+def main():
+    cases = backend_cases.load_cases()
+    counts = collections.defaultdict(lambda: [0, 0, 0])  # suite -> [total, singa, ort]
+    start = time.time()
+    for name, case in cases.items():
+        suite = name.split("/")[0]
+        counts[suite][0] += 1
+        counts[suite][1] += backend_cases.run_case(sonnx.SingaBackend, case) is None
+        counts[suite][2] += backend_cases.run_case(OrtBackend, case) is None
+    print(f"onnx backend test cases passed (onnx {__import__('onnx').__version__}, onnxruntime "
+          f"{ort.__version__}; {time.time() - start:.0f} s)\n")
+    print("| suite | cases | singa | onnxruntime |")
+    print("| --- | ---: | ---: | ---: |")
+    total = [0, 0, 0]
+    for suite in backend_cases.SUITES:
+        c = counts[suite]
+        total = [a + b for a, b in zip(total, c)]
+        print(f"| {suite} | {c[0]} | {c[1]} | {c[2]} |")
+    print(f"| all | {total[0]} | {total[1]} | {total[2]} |")
+
+
+if __name__ == "__main__":
+    main()

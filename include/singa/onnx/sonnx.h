@@ -1,0 +1,100 @@
+// ONNX import ("the sonnx backend"): an ONNX model becomes a SingaRep that
+// runs the model's nodes through the op registry, so the same model runs for
+// inference and, with grad mode on, records for autograd and trains: the
+// initializers are parameters (stores_grad) named by their ONNX names.
+//
+//   auto rep = singa::sonnx::Prepare("resnet18.onnx");
+//   TensorList y = rep->Run({x});                    // the graph's outputs
+//   TensorList f = rep->Run({x}, -3);                // cut after the 3rd-last node
+//   TensorList z = rep->Run({x}, -1, {"conv1_out"}); // outputs, then named extras
+//   for (auto& [name, w] : rep->params()) optimizer.Register(w);
+//
+// Prepare does the work once: IR and opset checks, topological order,
+// initializers, Constant nodes, external data, each node's schema (looked up
+// with the model's opset for its domain) and its attributes parsed into the
+// op's typed form. Run only executes. Dimensions that the model leaves
+// symbolic are taken from the inputs at run time (shape inference runs per op).
+// If, Loop and Scan (opset 9+) run their subgraphs here, prepared the same
+// way; a subgraph may read the values of the graphs around it.
+//
+// A "layer" (for last_layers) is a node of the graph in the topological order
+// Prepare computes (the file's order when it is already topological);
+// Constant nodes are folded at Prepare and are not layers.
+//
+// Errors are singa exceptions naming the node, op and what is wrong:
+// UnsupportedOp (an op, domain or attribute kind we do not implement),
+// InvalidModel (a malformed graph: cycle, missing input, bad IR version),
+// IOError (unreadable or truncated file, external data outside the model's
+// folder), ShapeError / DTypeError (Run inputs that do not fit the model).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "singa/core/device.h"
+#include "singa/core/tensor.h"
+
+namespace singa::sonnx {
+
+// The importer's model: nodes with their schemas and parsed attributes, and
+// value slots (src/onnx/graph.h). Kept opaque here so that the protobuf
+// types never appear in a public header.
+struct Graph;
+
+// A graph input or output as the model declares it: dims < 0 are symbolic
+// (dim_param) or unknown; `has_shape` is false when no shape is declared.
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_params;  // the symbol of each symbolic dim, else ""
+  bool has_shape = false;
+};
+
+class SingaRep {
+ public:
+  explicit SingaRep(std::shared_ptr<Graph> graph);
+  ~SingaRep();
+
+  // Runs the model on `inputs`, one per graph input without an initializer
+  // (or one per graph input: values for inputs with an initializer then
+  // replace it for this run). last_layers: -1 runs every node and returns
+  // the graph outputs; -N (N > 1) stops after the N-th last node and returns
+  // that node's outputs. aux_output names extra values (any node output,
+  // input or initializer) returned after those.
+  TensorList Run(const TensorList& inputs, int last_layers = -1,
+                 const std::vector<std::string>& aux_output = {}) const;
+
+  // Initializers by ONNX name. Floating-point ones are marked stores_grad:
+  // they are the model's trainable parameters.
+  const std::map<std::string, Tensor>& params() const;
+  // Graph inputs that Run takes (those without an initializer), in order.
+  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& outputs() const;
+  // Number of layers (non-Constant nodes) and their op types in run order.
+  int num_nodes() const;
+  std::vector<std::string> node_op_types() const;
+  // The model's opset for a domain ("" and "ai.onnx" are the default one);
+  // 0 when the model does not import the domain.
+  int opset(std::string_view domain = "") const;
+  int64_t ir_version() const;
+  Device device() const;
+
+  // The prepared graph, for passes that build on it (the static plan).
+  const Graph& graph() const { return *graph_; }
+
+ private:
+  std::shared_ptr<Graph> graph_;
+};
+
+// Reads an ONNX file. External data is read relative to the file's folder.
+std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device = Device::Cpu());
+// Reads a serialized ModelProto. External data, if the model has any, is read
+// relative to `base_dir`; without one such a model is refused.
+std::shared_ptr<SingaRep> PrepareFromBytes(std::string_view bytes, Device device = Device::Cpu(),
+                                           const std::string& base_dir = "");
+
+}  // namespace singa::sonnx

@@ -1,0 +1,198 @@
+"""singa.sonnx: ONNX models in singa (import; export comes with the export issue).
+
+    import onnx
+    from singa import sonnx
+    rep = sonnx.prepare("model.onnx")              # or an onnx.ModelProto, or bytes
+    y = rep.run([x])                               # numpy arrays or Tensors -> [Tensor]
+    f = rep.run([x], last_layers=-3)               # stop after the third-last node
+    y, h = rep.run([x], aux_output=["hidden"])     # outputs, then named values
+    rep.params                                     # {initializer name: Tensor}
+
+    class MyModel(sonnx.SONNXModel):               # train or extend an imported model
+        def forward(self, *x):
+            return super().forward(*x)[0]
+
+The work happens in C++ (singa._singa.sonnx, include/singa/onnx/sonnx.h):
+prepare reads the model once (opsets, topological order, initializers,
+Constant nodes, external data, every node's op and parsed attributes); run
+executes the nodes through the op registry, so with autograd.training on an
+imported model records for backward and its initializers (parameters,
+stores_grad) train. A "layer" for last_layers is a graph node in run order
+(Constant nodes are folded at prepare and do not count). If, Loop and Scan
+(opset 9+) run their subgraphs, which may read values of the enclosing graphs.
+
+Errors: UnsupportedOp (a NotImplementedError) for ops, domains or types singa
+does not implement; InvalidModel (a ValueError) for malformed graphs;
+SingaIOError (an OSError) for unreadable files; ShapeError / DTypeError (a
+ValueError) for run inputs that do not fit the model. Each names the node,
+op or input.
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx.backend.base import Backend, BackendRep
+
+from . import _singa
+from . import model as _model
+from .device import Device
+from .tensor import Tensor, _ctensor_from_numpy, _wrap
+
+_o = _singa.sonnx
+
+save = onnx.save
+
+
+def _device(device):
+    """A singa Device from onnx's device strings ("CPU", "CUDA:0") or a Device."""
+    if device is None:
+        return Device.cpu()
+    if isinstance(device, Device):
+        return device
+    kind, _, index = str(device).upper().partition(":")
+    if kind == "CPU":
+        return Device.cpu()
+    if kind == "CUDA":
+        return Device.cuda(int(index or 0))  # raises NotImplementedError in this build
+    raise ValueError(f"sonnx: unknown device {device!r} (expected 'CPU' or 'CUDA[:i]')")
+
+
+def prepare(model, device="CPU", **kwargs):
+    """A SingaRep for `model`: an onnx.ModelProto, a path, or serialized bytes.
+
+    kwargs: base_dir, the folder external data is read from when `model` is
+    not a path (default: none; a path reads it next to the file)."""
+    dev = _device(device)
+    base_dir = os.fspath(kwargs.get("base_dir", ""))
+    if isinstance(model, onnx.ModelProto):
+        rep = _o.prepare_bytes(model.SerializeToString(), dev, base_dir)
+    elif isinstance(model, (bytes, bytearray, memoryview)):
+        rep = _o.prepare_bytes(bytes(model), dev, base_dir)
+    elif isinstance(model, (str, os.PathLike)):
+        rep = _o.prepare(os.fspath(model), dev)
+    else:
+        raise TypeError(f"sonnx.prepare: expected an onnx.ModelProto, a path or bytes, got "
+                        f"{type(model).__name__}")
+    return SingaRep(rep)
+
+
+def _input_ct(x):
+    if isinstance(x, Tensor):
+        return x.data
+    if isinstance(x, _singa.CTensor):
+        return x
+    return _ctensor_from_numpy(np.asarray(x))
+
+
+class SingaRep(BackendRep):
+    """A prepared model: run(inputs, last_layers=-1, aux_output=()).
+
+    inputs: one value per graph input without an initializer, in the model's
+    order (numpy arrays or Tensors), or a dict by input name. Returns a list
+    of Tensors: the graph outputs (or, with last_layers=-N for N > 1, the
+    outputs of the N-th last node), then the aux_output values."""
+
+    def __init__(self, rep):
+        self._rep = rep
+        # One Tensor per initializer, kept: optimizers key state by identity.
+        self.params = {k: _wrap(v) for k, v in rep.params.items()}
+
+    @property
+    def inputs(self):
+        return list(self._rep.inputs)
+
+    @property
+    def outputs(self):
+        return list(self._rep.outputs)
+
+    @property
+    def num_nodes(self):
+        return self._rep.num_nodes
+
+    @property
+    def device(self):
+        return self._rep.device
+
+    def opset(self, domain=""):
+        return self._rep.opset(domain)
+
+    def run(self, inputs, last_layers=-1, aux_output=(), **kwargs):
+        if isinstance(inputs, dict):
+            names = [v.name for v in self._rep.inputs]
+            missing = [n for n in names if n not in inputs]
+            extra = [n for n in inputs if n not in names]
+            if missing or extra:
+                raise ValueError(f"SingaRep.run: inputs by name must be exactly {names}; "
+                                 f"missing {missing}, unknown {extra}")
+            inputs = [inputs[n] for n in names]
+        elif isinstance(inputs, (np.ndarray, Tensor)):
+            inputs = [inputs]
+        cts = [_input_ct(x) for x in inputs]
+        outs = self._rep.run(cts, int(last_layers), [str(a) for a in aux_output])
+        return [_wrap(o) for o in outs]
+
+
+class SingaBackend(Backend):
+    """onnx.backend.base.Backend over singa (CPU only in this build)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        return prepare(model, device, **kwargs)
+
+    @classmethod
+    def run_model(cls, model, inputs, device="CPU", **kwargs):
+        return [np.asarray(t) for t in cls.prepare(model, device, **kwargs).run(inputs)]
+
+    @classmethod
+    def run_node(cls, node, inputs, device="CPU", outputs_info=None, **kwargs):
+        """Runs one NodeProto on numpy inputs (positional, in node.input
+        order; absent optional inputs are skipped by their empty names)."""
+        arrays = [np.asarray(x) for x in inputs]
+        present = [n for n in node.input if n]
+        if len(present) != len(arrays):
+            raise ValueError(f"run_node: node {node.name or node.op_type!r} has {len(present)} "
+                             f"inputs, {len(arrays)} values given")
+        graph_inputs = [
+            onnx.helper.make_tensor_value_info(n, onnx.helper.np_dtype_to_tensor_dtype(a.dtype),
+                                               a.shape) for n, a in zip(present, arrays)]
+        graph_outputs = [onnx.helper.make_empty_tensor_value_info(n) for n in node.output if n]
+        opset = kwargs.get("opset_version", onnx.defs.onnx_opset_version())
+        graph = onnx.helper.make_graph([node], "run_node", graph_inputs, graph_outputs)
+        model = onnx.helper.make_model(
+            graph, opset_imports=[onnx.helper.make_opsetid(node.domain or "", opset)])
+        rep = cls.prepare(model, device)
+        return [np.asarray(t) for t in rep.run(arrays)]
+
+    @classmethod
+    def supports_device(cls, device):
+        try:
+            _device(device)
+        except (NotImplementedError, ValueError):
+            return False
+        return True
+
+
+def to_onnx(inputs, outputs, model_name="sonnx"):
+    raise NotImplementedError("sonnx.to_onnx: export comes with the export issue")
+
+
+class SONNXModel(_model.Model):
+    """An imported ONNX model as a singa Model: subclass it to train it
+    (train_one_batch) or to extend it (append layers after forward with
+    last_layers). Its floating-point initializers are the parameters, named
+    by their ONNX names (get_params); get_states adds the others."""
+
+    def __init__(self, onnx_model, device="CPU"):
+        super().__init__()
+        self.__dict__["sg_ir"] = prepare(onnx_model, device)
+        for name, t in self.sg_ir.params.items():
+            if t.stores_grad:
+                self._params[name] = t
+            else:
+                self._states[name] = t
+
+    def forward(self, *x, last_layers=-1, aux_output=()):
+        return self.sg_ir.run(list(x), last_layers=last_layers, aux_output=aux_output)
+
+
+__all__ = ["prepare", "SingaRep", "SingaBackend", "SONNXModel", "to_onnx", "save"]

@@ -1,0 +1,64 @@
+// The ONNX import half of the binding (singa._singa.sonnx): Prepare and
+// SingaRep as they are in C++; python/singa/sonnx.py adds SINGA's names
+// (prepare, SingaBackend, SONNXModel) on top.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include "singa/onnx/sonnx.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace singa {
+
+void BindOnnx(nb::module_& m) {
+  nb::module_ o = m.def_submodule("sonnx", "ONNX import: prepare and SingaRep");
+  nb::class_<sonnx::ValueInfo>(o, "ValueInfo")
+      .def_ro("name", &sonnx::ValueInfo::name)
+      .def_ro("dtype", &sonnx::ValueInfo::dtype)
+      .def_ro("dims", &sonnx::ValueInfo::dims)
+      .def_ro("dim_params", &sonnx::ValueInfo::dim_params)
+      .def_ro("has_shape", &sonnx::ValueInfo::has_shape)
+      .def("__repr__", [](const sonnx::ValueInfo& v) {
+        return "ValueInfo(" + v.name + ", " + std::string(Name(v.dtype)) + ")";
+      });
+  nb::class_<sonnx::SingaRep>(o, "SingaRep")
+      .def(
+          "run",
+          [](const sonnx::SingaRep& rep, const TensorList& inputs, int last_layers,
+             const std::vector<std::string>& aux_output) {
+            nb::gil_scoped_release release;
+            return rep.Run(inputs, last_layers, aux_output);
+          },
+          "inputs"_a, "last_layers"_a = -1, "aux_output"_a = std::vector<std::string>())
+      .def_prop_ro("params", &sonnx::SingaRep::params)
+      .def_prop_ro("inputs", &sonnx::SingaRep::inputs)
+      .def_prop_ro("outputs", &sonnx::SingaRep::outputs)
+      .def_prop_ro("num_nodes", &sonnx::SingaRep::num_nodes)
+      .def_prop_ro("node_op_types", &sonnx::SingaRep::node_op_types)
+      .def_prop_ro("ir_version", &sonnx::SingaRep::ir_version)
+      .def_prop_ro("device", &sonnx::SingaRep::device)
+      .def("opset", &sonnx::SingaRep::opset, "domain"_a = "");
+  o.def(
+      "prepare",
+      [](const std::string& path, Device device) {
+        nb::gil_scoped_release release;
+        return sonnx::Prepare(path, device);
+      },
+      "path"_a, "device"_a = Device::Cpu(), "Reads an ONNX file into a SingaRep.");
+  o.def(
+      "prepare_bytes",
+      [](nb::bytes bytes, Device device, const std::string& base_dir) {
+        std::string data(bytes.c_str(), bytes.size());
+        nb::gil_scoped_release release;
+        return sonnx::PrepareFromBytes(data, device, base_dir);
+      },
+      "model"_a, "device"_a = Device::Cpu(), "base_dir"_a = "",
+      "Reads a serialized ModelProto; external data is read below base_dir.");
+}
+
+}  // namespace singa

@@ -1,0 +1,76 @@
+// The importer's model of an ONNX graph, free of protobuf types: values are
+// numbered slots, nodes name their schema, parsed attributes and slots. The
+// reader (model_reader.cc) builds it once; SingaRep::Run walks it; later
+// passes (the static plan, fusions) rewrite it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "singa/onnx/sonnx.h"
+#include "singa/ops/op.h"
+
+namespace singa::sonnx {
+
+struct Graph;
+
+// Ops with graph attributes run their subgraphs in the importer (the op
+// registry has no notion of a graph).
+enum class ControlFlow { kNone, kIf, kLoop, kScan };
+
+struct ScanAttrs {
+  int64_t num_scan_inputs = 0;
+  std::vector<int64_t> input_axes, input_directions, output_axes, output_directions;
+};
+
+struct Node {
+  std::string name;  // the node's name, or "<op_type>#<index>" when it has none
+  std::string op_type, domain;
+  const OpSchema* schema = nullptr;   // null for control flow
+  std::shared_ptr<const void> attrs;  // parsed by schema->ParseAttrs
+  std::vector<int> inputs;            // slots; -1 for an absent optional input
+  std::vector<int> outputs;           // slots; -1 for an output the model does not use
+
+  ControlFlow control = ControlFlow::kNone;
+  // If: then_branch, else_branch; Loop and Scan: body.
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
+  // For each subgraph, the slots (in this graph) of the values it reads from
+  // enclosing graphs, in the order of its outer_names.
+  std::vector<std::vector<int>> outer_inputs;
+  ScanAttrs scan;
+};
+
+struct Graph {
+  int64_t ir_version = 0;
+  std::map<std::string, int> opsets;  // domain ("" = ai.onnx) -> version
+  Device device;
+
+  std::vector<std::string> slot_names;           // slot -> value name
+  std::unordered_map<std::string, int> slot_of;  // value name -> slot
+  std::vector<Tensor> constants;                 // slot -> initializer/Constant value
+  std::map<std::string, Tensor> params;          // initializers by name
+  std::vector<int> producer;                     // slot -> node index, -1 if none
+
+  std::vector<ValueInfo> inputs;           // the inputs Run takes (no initializer)
+  std::vector<int> input_slots;            // their slots
+  std::vector<ValueInfo> shadowed_inputs;  // graph inputs that have an initializer
+  std::vector<int> shadowed_slots;
+  std::vector<ValueInfo> outputs;
+  std::vector<int> output_slots;
+
+  // A subgraph's values that come from enclosing graphs, and their slots here.
+  std::vector<std::string> outer_names;
+  std::vector<int> outer_slots;
+
+  std::vector<Node> nodes;  // topological order, Constant nodes folded
+  // For each node, the slots whose last reader it is (dropped after it runs).
+  std::vector<std::vector<int>> release_after;
+
+  // "node 'conv1' (Conv)": for error messages.
+  std::string Where(const Node& n) const { return "node '" + n.name + "' (" + n.op_type + ")"; }
+};
+
+}  // namespace singa::sonnx

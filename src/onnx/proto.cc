@@ -1,0 +1,316 @@
+// TensorProto / AttributeProto / ValueInfoProto -> singa types.
+#include "onnx/proto.h"
+
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace singa::sonnx {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsPacked4Bit(DType dt) {
+  return dt == DType::kInt4 || dt == DType::kUInt4 || dt == DType::kFloat4E2M1;
+}
+
+// Bytes of a dense little-endian buffer holding n elements of dt.
+size_t PackedBytes(DType dt, int64_t n) {
+  return IsPacked4Bit(dt) ? static_cast<size_t>((n + 1) / 2) : static_cast<size_t>(n) * SizeOf(dt);
+}
+
+// Copies a raw little-endian buffer (ONNX's raw_data / external data layout)
+// into t. 4-bit types are packed two per byte in the file, low nibble
+// first; in memory they take one byte each.
+void FillFromRaw(Tensor& t, const char* data, size_t size, const std::string& what) {
+  const int64_t n = t.numel();
+  const size_t want = PackedBytes(t.dtype(), n);
+  SINGA_CHECK(size == want, InvalidModel,
+              what << ": " << size << " bytes of data for " << t.ToString() << " (expected " << want
+                   << ")");
+  if (n == 0) return;
+  auto* out = static_cast<uint8_t*>(t.raw_data());
+  if (IsPacked4Bit(t.dtype())) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint8_t b = static_cast<uint8_t>(data[i / 2]);
+      out[i] = (i % 2 == 0) ? (b & 0x0f) : (b >> 4);
+    }
+    return;
+  }
+  if (t.dtype() == DType::kBool) {
+    // Any non-zero byte is true; a C++ bool must hold exactly 0 or 1.
+    for (int64_t i = 0; i < n; ++i) out[i] = data[i] != 0;
+    return;
+  }
+  std::memcpy(out, data, size);
+}
+
+std::string ReadExternal(const onnx::TensorProto& p, const std::string& base_dir,
+                         const std::string& what) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : p.external_data()) {
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      int64_t v = 0;
+      const std::string& s = kv.value();
+      auto [end, err] = std::from_chars(s.data(), s.data() + s.size(), v);
+      SINGA_CHECK(
+          err == std::errc() && end == s.data() + s.size() && v >= 0, InvalidModel,
+          what << ": external data " << kv.key() << " '" << s << "' is not a non-negative integer");
+      (kv.key() == "offset" ? offset : length) = v;
+    }
+  }
+  SINGA_CHECK(!location.empty(), InvalidModel, what << ": external data without a location");
+  SINGA_CHECK(!base_dir.empty(), IOError,
+              what << ": the data is in the external file '" << location
+                   << "', but the model was given as bytes without its folder: prepare it from "
+                      "its path (or pass the folder)");
+  SINGA_CHECK(!fs::path(location).is_absolute(), IOError,
+              what << ": external data path '" << location
+                   << "' is absolute; it must be relative to the model's folder");
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(fs::absolute(base_dir), ec);
+  const fs::path full = fs::weakly_canonical(base / location, ec);
+  // Symbolic links are resolved by weakly_canonical: the file itself must be
+  // inside the model's folder, not only its name.
+  const fs::path rel = full.lexically_relative(base);
+  SINGA_CHECK(!ec && !rel.empty() && *rel.begin() != "..", IOError,
+              what << ": external data path '" << location << "' leaves the model's folder '"
+                   << base.string() << "'");
+  std::ifstream in(full, std::ios::binary);
+  SINGA_CHECK(in, IOError,
+              what << ": cannot open external data file '" << full.string()
+                   << "': " << std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  const int64_t file_size = static_cast<int64_t>(in.tellg());
+  if (length < 0) length = file_size - offset;
+  SINGA_CHECK(offset >= 0 && length >= 0 && offset + length <= file_size, IOError,
+              what << ": external data file '" << full.string() << "' has " << file_size
+                   << " bytes; the tensor needs bytes [" << offset << ", " << offset + length
+                   << ") (truncated file?)");
+  std::string bytes(static_cast<size_t>(length), '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  SINGA_CHECK(in, IOError, what << ": reading external data file '" << full.string() << "' failed");
+  return bytes;
+}
+
+template <class Src>
+void CheckCount(const Src& src, int64_t want, const Tensor& t, const std::string& what,
+                const char* field) {
+  SINGA_CHECK(static_cast<int64_t>(src.size()) == want, InvalidModel,
+              what << ": " << src.size() << " values in " << field << " for " << t.ToString());
+}
+
+// Values stored one per int32 (or uint64/int64) entry; 1- and 2-byte types
+// (including float16/bfloat16/float8) keep their bit patterns in the low bits.
+template <class Src>
+void FillFromInts(Tensor& t, const Src& src) {
+  const int64_t n = t.numel();
+  void* out = t.raw_data();
+  switch (SizeOf(t.dtype())) {
+    case 1:
+      for (int64_t i = 0; i < n; ++i)
+        static_cast<uint8_t*>(out)[i] =
+            t.dtype() == DType::kBool ? src[i] != 0 : static_cast<uint8_t>(src[i]);
+      break;
+    case 2:
+      for (int64_t i = 0; i < n; ++i)
+        static_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(src[i]);
+      break;
+    case 4:
+      for (int64_t i = 0; i < n; ++i)
+        static_cast<uint32_t*>(out)[i] = static_cast<uint32_t>(src[i]);
+      break;
+    default:
+      for (int64_t i = 0; i < n; ++i)
+        static_cast<uint64_t*>(out)[i] = static_cast<uint64_t>(src[i]);
+  }
+}
+
+}  // namespace
+
+Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, Device device,
+                       const std::string& what) {
+  const int code = p.data_type();
+  SINGA_CHECK(code > 0 && code < kNumDTypes, UnsupportedOp,
+              what << ": tensor data type " << code << " is not supported");
+  SINGA_CHECK(!p.has_segment(), UnsupportedOp, what << ": segmented tensors are not supported");
+  const DType dt = static_cast<DType>(code);
+  Shape shape;
+  for (int64_t d : p.dims()) {
+    SINGA_CHECK(d >= 0, InvalidModel, what << ": negative dimension " << d << " in its shape");
+    shape.push_back(d);
+  }
+  Tensor t(shape, dt, device);
+  const int64_t n = t.numel();
+  if (p.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string bytes = ReadExternal(p, base_dir, what);
+    FillFromRaw(t, bytes.data(), bytes.size(), what);
+    return t;
+  }
+  if (p.has_raw_data()) {
+    SINGA_CHECK(dt != DType::kString, InvalidModel, what << ": string tensors cannot use raw_data");
+    FillFromRaw(t, p.raw_data().data(), p.raw_data().size(), what);
+    return t;
+  }
+  switch (dt) {
+    case DType::kFloat32:
+      CheckCount(p.float_data(), n, t, what, "float_data");
+      if (n) std::memcpy(t.raw_data(), p.float_data().data(), n * sizeof(float));
+      break;
+    case DType::kComplex64:
+      CheckCount(p.float_data(), 2 * n, t, what, "float_data");
+      if (n) std::memcpy(t.raw_data(), p.float_data().data(), 2 * n * sizeof(float));
+      break;
+    case DType::kFloat64:
+      CheckCount(p.double_data(), n, t, what, "double_data");
+      if (n) std::memcpy(t.raw_data(), p.double_data().data(), n * sizeof(double));
+      break;
+    case DType::kComplex128:
+      CheckCount(p.double_data(), 2 * n, t, what, "double_data");
+      if (n) std::memcpy(t.raw_data(), p.double_data().data(), 2 * n * sizeof(double));
+      break;
+    case DType::kInt64:
+      CheckCount(p.int64_data(), n, t, what, "int64_data");
+      FillFromInts(t, p.int64_data());
+      break;
+    case DType::kUInt32:
+    case DType::kUInt64:
+      CheckCount(p.uint64_data(), n, t, what, "uint64_data");
+      FillFromInts(t, p.uint64_data());
+      break;
+    case DType::kString: {
+      CheckCount(p.string_data(), n, t, what, "string_data");
+      std::string* out = t.data<std::string>();
+      for (int64_t i = 0; i < n; ++i) out[i] = p.string_data(static_cast<int>(i));
+      break;
+    }
+    default:
+      if (IsPacked4Bit(dt)) {
+        // Two 4-bit values per int32_data entry (one byte's worth each).
+        CheckCount(p.int32_data(), (n + 1) / 2, t, what, "int32_data");
+        std::string packed(static_cast<size_t>((n + 1) / 2), '\0');
+        for (int i = 0; i < p.int32_data_size(); ++i)
+          packed[i] = static_cast<char>(p.int32_data(i));
+        FillFromRaw(t, packed.data(), packed.size(), what);
+      } else {
+        CheckCount(p.int32_data(), n, t, what, "int32_data");
+        FillFromInts(t, p.int32_data());
+      }
+  }
+  return t;
+}
+
+AttrValue AttrFromProto(const onnx::AttributeProto& a, const std::string& base_dir, Device device,
+                        const std::string& where) {
+  using A = onnx::AttributeProto;
+  const std::string what = where + ": attribute '" + a.name() + "'";
+  SINGA_CHECK(a.ref_attr_name().empty(), UnsupportedOp,
+              what << " refers to a function attribute; functions are not supported");
+  A::AttributeType type = a.type();
+  if (type == A::UNDEFINED) {
+    // Models from before IR version 2 leave `type` unset: it follows from
+    // the field that is present.
+    if (a.has_f())
+      type = A::FLOAT;
+    else if (a.has_i())
+      type = A::INT;
+    else if (a.has_s())
+      type = A::STRING;
+    else if (a.has_t())
+      type = A::TENSOR;
+    else if (a.has_g())
+      type = A::GRAPH;
+    else if (a.floats_size())
+      type = A::FLOATS;
+    else if (a.ints_size())
+      type = A::INTS;
+    else if (a.strings_size())
+      type = A::STRINGS;
+    else if (a.tensors_size())
+      type = A::TENSORS;
+    else if (a.graphs_size())
+      type = A::GRAPHS;
+  }
+  switch (type) {
+    case A::FLOAT:
+      return a.f();
+    case A::INT:
+      return static_cast<int64_t>(a.i());
+    case A::STRING:
+      return a.s();
+    case A::TENSOR:
+      return TensorFromProto(a.t(), base_dir, device, what);
+    case A::FLOATS:
+      return std::vector<float>(a.floats().begin(), a.floats().end());
+    case A::INTS:
+      return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case A::STRINGS:
+      return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case A::TENSORS: {
+      std::vector<Tensor> ts;
+      for (const auto& t : a.tensors()) ts.push_back(TensorFromProto(t, base_dir, device, what));
+      return ts;
+    }
+    case A::GRAPH:
+    case A::GRAPHS:
+      throw UnsupportedOp(what +
+                          " is a graph: graph attributes are supported for If, Loop "
+                          "and Scan only");
+    case A::SPARSE_TENSOR:
+    case A::SPARSE_TENSORS:
+      throw UnsupportedOp(what + " is a sparse tensor: sparse tensors are not supported");
+    case A::TYPE_PROTO:
+    case A::TYPE_PROTOS:
+      throw UnsupportedOp(what + " is a type: type attributes are not supported");
+    default:
+      throw InvalidModel(what + " has no value (attribute type " + std::to_string(a.type()) + ")");
+  }
+}
+
+ValueInfo ValueInfoFromProto(const onnx::ValueInfoProto& info, const std::string& what) {
+  ValueInfo v;
+  v.name = info.name();
+  if (!info.has_type()) return v;  // undeclared: anything goes
+  const onnx::TypeProto& type = info.type();
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      break;
+    case onnx::TypeProto::kSequenceType:
+      throw UnsupportedOp(what + " '" + v.name +
+                          "' is a sequence: sequence types are not supported");
+    case onnx::TypeProto::kMapType:
+      throw UnsupportedOp(what + " '" + v.name + "' is a map: map types are not supported");
+    case onnx::TypeProto::kOptionalType:
+      throw UnsupportedOp(what + " '" + v.name + "' is optional: optional types are not supported");
+    case onnx::TypeProto::kSparseTensorType:
+      throw UnsupportedOp(what + " '" + v.name +
+                          "' is a sparse tensor: sparse tensors are not supported");
+    default:
+      return v;
+  }
+  const auto& tt = type.tensor_type();
+  const int code = tt.elem_type();
+  SINGA_CHECK(code >= 0 && code < kNumDTypes, UnsupportedOp,
+              what << " '" << v.name << "': element type " << code << " is not supported");
+  v.dtype = static_cast<DType>(code);
+  if (tt.has_shape()) {
+    v.has_shape = true;
+    for (const auto& d : tt.shape().dim()) {
+      if (d.has_dim_value()) {
+        v.dims.push_back(d.dim_value());
+        v.dim_params.emplace_back();
+      } else {
+        v.dims.push_back(-1);
+        v.dim_params.push_back(d.has_dim_param() ? d.dim_param() : std::string());
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace singa::sonnx

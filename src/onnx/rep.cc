@@ -1,0 +1,300 @@
+// SingaRep::Run: checks the inputs against the model's declared types, then
+// runs the prepared nodes in order through OpSchema::Run (which records for
+// autograd when grad mode is on and a parameter requires grad), dropping each
+// intermediate value after its last reader.
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "onnx/graph.h"
+
+namespace singa::sonnx {
+namespace {
+
+std::string Describe(const ValueInfo& v) {
+  std::string s =
+      v.name + ": " + (v.dtype == DType::kUndefined ? "any" : std::string(Name(v.dtype)));
+  if (!v.has_shape) return s;
+  s += "[";
+  for (size_t i = 0; i < v.dims.size(); ++i) {
+    if (i) s += ",";
+    s += v.dims[i] >= 0 ? std::to_string(v.dims[i])
+                        : (v.dim_params[i].empty() ? std::string("?") : v.dim_params[i]);
+  }
+  return s + "]";
+}
+
+std::string DescribeAll(const std::vector<ValueInfo>& vs) {
+  std::string s;
+  for (const ValueInfo& v : vs) s += (s.empty() ? "" : ", ") + Describe(v);
+  return s;
+}
+
+// Symbolic dims must take one value across all inputs of a run.
+void CheckInput(const ValueInfo& info, const Tensor& t,
+                std::unordered_map<std::string, int64_t>& symbols) {
+  SINGA_CHECK(t.defined(), ShapeError, "SingaRep::Run: input '" << info.name << "' is undefined");
+  SINGA_CHECK(info.dtype == DType::kUndefined || t.dtype() == info.dtype, DTypeError,
+              "SingaRep::Run: input '" << info.name << "' must be " << Describe(info) << ", got "
+                                       << t.ToString());
+  if (!info.has_shape) return;
+  SINGA_CHECK(static_cast<size_t>(t.ndim()) == info.dims.size(), ShapeError,
+              "SingaRep::Run: input '" << info.name << "' must be " << Describe(info) << ", got "
+                                       << t.ToString() << " (rank " << t.ndim() << ")");
+  for (size_t i = 0; i < info.dims.size(); ++i) {
+    const int64_t got = t.shape()[i];
+    if (info.dims[i] >= 0) {
+      SINGA_CHECK(got == info.dims[i], ShapeError,
+                  "SingaRep::Run: input '" << info.name << "' must be " << Describe(info)
+                                           << ", got " << t.ToString() << " (dim " << i << ")");
+    } else if (!info.dim_params[i].empty()) {
+      auto [it, fresh] = symbols.emplace(info.dim_params[i], got);
+      SINGA_CHECK(fresh || it->second == got, ShapeError,
+                  "SingaRep::Run: dim '" << info.dim_params[i] << "' of input '" << info.name
+                                         << "' is " << got << ", but " << it->second
+                                         << " in an earlier input");
+    }
+  }
+}
+
+void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::vector<char>& keep);
+
+// Runs a subgraph on `inputs` (its formal inputs) with the values it reads
+// from the enclosing graph taken from `parent_values`.
+TensorList RunSubgraph(const Graph& sub, const TensorList& inputs,
+                       const std::vector<Tensor>& parent_values, const std::vector<int>& outer,
+                       const std::string& where) {
+  SINGA_CHECK(inputs.size() == sub.input_slots.size(), InvalidModel,
+              where << ": the subgraph takes " << sub.input_slots.size() << " inputs, "
+                    << inputs.size() << " given");
+  std::vector<Tensor> values = sub.constants;
+  for (size_t i = 0; i < inputs.size(); ++i) values[sub.input_slots[i]] = inputs[i];
+  for (size_t k = 0; k < outer.size(); ++k) values[sub.outer_slots[k]] = parent_values[outer[k]];
+  Execute(sub, values, static_cast<int>(sub.nodes.size()), {});
+  TensorList out;
+  for (int s : sub.output_slots) out.push_back(values[s]);
+  return out;
+}
+
+bool Truth(const Tensor& t, const std::string& where, const char* what) {
+  SINGA_CHECK(t.defined() && t.numel() == 1, ShapeError,
+              where << ": " << what << " must have one element, got "
+                    << (t.defined() ? t.ToString() : std::string("none")));
+  return t.Item<bool>();
+}
+
+// Stacks equally shaped tensors along a new axis, through ops (so autograd
+// records it). No tensors: an empty [0] tensor of `dtype`.
+Tensor Stack(const TensorList& ts, int64_t axis, DType dtype, Device device) {
+  if (ts.empty()) return Tensor({0}, dtype == DType::kUndefined ? DType::kFloat32 : dtype, device);
+  if (axis < 0) axis += ts[0].ndim() + 1;
+  Tensor axes = Tensor::FromVector<int64_t>({1}, {axis}, device);
+  TensorList parts;
+  for (const Tensor& t : ts) parts.push_back(CallOp("Unsqueeze", {t, axes})[0]);
+  return CallOp("Concat", parts, {{"axis", axis}})[0];
+}
+
+TensorList RunIf(const Graph& g, const Node& node, const TensorList& in,
+                 const std::vector<Tensor>& values) {
+  const std::string where = g.Where(node);
+  const int branch = Truth(in[0], where, "cond") ? 0 : 1;
+  TensorList out = RunSubgraph(*node.subgraphs[branch], {}, values, node.outer_inputs[branch],
+                               where + (branch == 0 ? " then_branch" : " else_branch"));
+  out.resize(node.outputs.size());
+  return out;
+}
+
+TensorList RunLoop(const Graph& g, const Node& node, TensorList in,
+                   const std::vector<Tensor>& values) {
+  in.resize(std::max<size_t>(in.size(), 2));  // M and cond may both be absent
+  const std::string where = g.Where(node);
+  const Graph& body = *node.subgraphs[0];
+  const int64_t max_trip =
+      in[0].defined() ? in[0].Item<int64_t>() : std::numeric_limits<int64_t>::max();
+  bool cond = in[1].defined() ? Truth(in[1], where, "cond") : true;
+  TensorList carried(in.begin() + 2, in.end());
+  const size_t n_scan = body.outputs.size() - 1 - carried.size();
+  std::vector<TensorList> scans(n_scan);
+  for (int64_t i = 0; i < max_trip && cond; ++i) {
+    TensorList args = {Tensor::Scalar<int64_t>(i, g.device), Tensor::Scalar<bool>(cond, g.device)};
+    args.insert(args.end(), carried.begin(), carried.end());
+    TensorList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
+    cond = Truth(out[0], where, "the body's cond output");
+    for (size_t j = 0; j < carried.size(); ++j) carried[j] = out[1 + j];
+    for (size_t k = 0; k < n_scan; ++k) scans[k].push_back(out[1 + carried.size() + k]);
+  }
+  TensorList result = carried;
+  for (size_t k = 0; k < n_scan; ++k)
+    result.push_back(Stack(scans[k], 0, body.outputs[1 + carried.size() + k].dtype, g.device));
+  result.resize(node.outputs.size());
+  return result;
+}
+
+TensorList RunScan(const Graph& g, const Node& node, const TensorList& in,
+                   const std::vector<Tensor>& values) {
+  const std::string where = g.Where(node);
+  const Graph& body = *node.subgraphs[0];
+  const ScanAttrs& a = node.scan;
+  const int64_t m = a.num_scan_inputs;
+  const int64_t n_state = static_cast<int64_t>(in.size()) - m;
+  auto attr_at = [](const std::vector<int64_t>& v, int64_t i) {
+    return i < (int64_t)v.size() ? v[i] : 0;
+  };
+  int64_t steps = -1;
+  std::vector<int64_t> axes(m);
+  for (int64_t j = 0; j < m; ++j) {
+    const Tensor& x = in[n_state + j];
+    SINGA_CHECK(x.defined(), ShapeError, where << ": scan input " << j << " is missing");
+    int64_t axis = attr_at(a.input_axes, j);
+    if (axis < 0) axis += x.ndim();
+    SINGA_CHECK(
+        axis >= 0 && axis < x.ndim(), ShapeError,
+        where << ": scan axis " << attr_at(a.input_axes, j) << " for input " << x.ToString());
+    axes[j] = axis;
+    SINGA_CHECK(steps < 0 || x.dim(axis) == steps, ShapeError,
+                where << ": scan inputs have different lengths (" << steps << " and " << x.dim(axis)
+                      << ")");
+    steps = x.dim(axis);
+  }
+  TensorList states(in.begin(), in.begin() + n_state);
+  const size_t n_scan = body.outputs.size() - n_state;
+  std::vector<TensorList> scans(n_scan);
+  for (int64_t t = 0; t < steps; ++t) {
+    TensorList args = states;
+    for (int64_t j = 0; j < m; ++j) {
+      const int64_t i = attr_at(a.input_directions, j) == 1 ? steps - 1 - t : t;
+      Tensor index = Tensor::Scalar<int64_t>(i, g.device);
+      args.push_back(CallOp("Gather", {in[n_state + j], index}, {{"axis", axes[j]}})[0]);
+    }
+    TensorList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
+    for (int64_t j = 0; j < n_state; ++j) states[j] = out[j];
+    for (size_t k = 0; k < n_scan; ++k) scans[k].push_back(out[n_state + k]);
+  }
+  TensorList result = states;
+  for (size_t k = 0; k < n_scan; ++k) {
+    if (attr_at(a.output_directions, k) == 1) std::reverse(scans[k].begin(), scans[k].end());
+    result.push_back(
+        Stack(scans[k], attr_at(a.output_axes, k), body.outputs[n_state + k].dtype, g.device));
+  }
+  result.resize(node.outputs.size());
+  return result;
+}
+
+// Runs nodes [0, end) over `values`, dropping each value after its last
+// reader unless `keep` (when not empty) marks it.
+void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::vector<char>& keep) {
+  TensorList in;
+  for (int i = 0; i < end; ++i) {
+    const Node& node = g.nodes[i];
+    in.clear();
+    for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Tensor());
+    TensorList out;
+    switch (node.control) {
+      case ControlFlow::kNone:
+        out = node.schema->Run(in, node.attrs, static_cast<int>(node.outputs.size()), node.name);
+        break;
+      case ControlFlow::kIf:
+        out = RunIf(g, node, in, values);
+        break;
+      case ControlFlow::kLoop:
+        out = RunLoop(g, node, in, values);
+        break;
+      case ControlFlow::kScan:
+        out = RunScan(g, node, in, values);
+        break;
+    }
+    for (size_t k = 0; k < node.outputs.size() && k < out.size(); ++k)
+      if (node.outputs[k] >= 0) values[node.outputs[k]] = std::move(out[k]);
+    for (int s : g.release_after[i])
+      if (keep.empty() || !keep[s]) values[s] = Tensor();
+  }
+}
+
+}  // namespace
+
+SingaRep::SingaRep(std::shared_ptr<Graph> graph) : graph_(std::move(graph)) {}
+SingaRep::~SingaRep() = default;
+
+const std::map<std::string, Tensor>& SingaRep::params() const { return graph_->params; }
+const std::vector<ValueInfo>& SingaRep::inputs() const { return graph_->inputs; }
+const std::vector<ValueInfo>& SingaRep::outputs() const { return graph_->outputs; }
+int SingaRep::num_nodes() const { return static_cast<int>(graph_->nodes.size()); }
+std::vector<std::string> SingaRep::node_op_types() const {
+  std::vector<std::string> v;
+  for (const Node& n : graph_->nodes) v.push_back(n.op_type);
+  return v;
+}
+int SingaRep::opset(std::string_view domain) const {
+  auto it = graph_->opsets.find(domain == "ai.onnx" ? std::string() : std::string(domain));
+  return it == graph_->opsets.end() ? 0 : it->second;
+}
+int64_t SingaRep::ir_version() const { return graph_->ir_version; }
+Device SingaRep::device() const { return graph_->device; }
+
+TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
+                         const std::vector<std::string>& aux_output) const {
+  const Graph& g = *graph_;
+  const int num_nodes = static_cast<int>(g.nodes.size());
+  SINGA_CHECK(last_layers < 0 && -last_layers <= std::max(num_nodes, 1), ShapeError,
+              "SingaRep::Run: last_layers must be in [-" << std::max(num_nodes, 1)
+                                                         << ", -1] for this model of " << num_nodes
+                                                         << " nodes, got " << last_layers);
+  // Nodes [0, end) run; with a cut, node end-1's outputs are the result.
+  const int end = num_nodes + last_layers + 1;
+  const bool cut = last_layers != -1;
+
+  std::vector<Tensor> values = g.constants;
+  const size_t n_plain = g.inputs.size(), n_all = n_plain + g.shadowed_inputs.size();
+  std::unordered_map<std::string, int64_t> symbols;
+  if (inputs.size() == n_plain) {
+    for (size_t i = 0; i < n_plain; ++i) {
+      CheckInput(g.inputs[i], inputs[i], symbols);
+      values[g.input_slots[i]] = inputs[i];
+    }
+  } else {
+    SINGA_CHECK(inputs.size() == n_all && n_all > n_plain, ShapeError,
+                "SingaRep::Run: the model takes "
+                    << n_plain << " input" << (n_plain == 1 ? "" : "s") << " ("
+                    << DescribeAll(g.inputs) << "), got " << inputs.size());
+    // Values for every graph input, in the order inputs() then the inputs
+    // with initializers: the given values replace the initializers.
+    for (size_t i = 0; i < n_all; ++i) {
+      const bool plain = i < n_plain;
+      const ValueInfo& info = plain ? g.inputs[i] : g.shadowed_inputs[i - n_plain];
+      CheckInput(info, inputs[i], symbols);
+      values[plain ? g.input_slots[i] : g.shadowed_slots[i - n_plain]] = inputs[i];
+    }
+  }
+
+  std::vector<char> keep(values.size(), 0);
+  std::vector<int> aux_slots;
+  for (const std::string& name : aux_output) {
+    auto it = g.slot_of.find(name);
+    SINGA_CHECK(it != g.slot_of.end(), ShapeError,
+                "SingaRep::Run: aux_output '" << name << "' is not a value of the model");
+    const int producer = g.producer[it->second];
+    SINGA_CHECK(producer < end, ShapeError,
+                "SingaRep::Run: aux_output '"
+                    << name << "' is computed by " << g.Where(g.nodes[producer])
+                    << ", which last_layers=" << last_layers << " does not run");
+    keep[it->second] = 1;
+    aux_slots.push_back(it->second);
+  }
+  if (cut)
+    for (int s : g.nodes[end - 1].outputs)
+      if (s >= 0) keep[s] = 1;
+
+  Execute(g, values, end, keep);
+
+  TensorList result;
+  if (cut) {
+    for (int s : g.nodes[end - 1].outputs)
+      if (s >= 0) result.push_back(values[s]);
+  } else {
+    for (int s : g.output_slots) result.push_back(values[s]);
+  }
+  for (int s : aux_slots) result.push_back(values[s]);
+  return result;
+}
+
+}  // namespace singa::sonnx

@@ -1,0 +1,48 @@
+"""Every case of onnx's backend test suites (node, simple, pytorch-converted,
+pytorch-operator) through SingaBackend.prepare(...).run(...), compared with
+the expected outputs using each case's rtol/atol.
+
+tests/conformance/skip_list.txt lists the cases singa does not pass yet,
+each with its reason. A case fails the suite when it fails and is not listed,
+and also when it is listed but passes (remove it from the list).
+"""
+import faulthandler
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import backend_cases  # noqa: E402
+
+from singa import sonnx  # noqa: E402
+
+CASES = backend_cases.load_cases()
+SKIPS = backend_cases.read_skip_list()
+# A hung kernel cannot be interrupted from Python: after this long the
+# process dumps every thread's stack (naming the case) and exits.
+CASE_TIMEOUT_S = 120
+
+
+def test_skip_list_names_real_cases():
+    unknown = sorted(set(SKIPS) - set(CASES))
+    assert not unknown, f"skip_list.txt names cases that do not exist: {unknown[:10]}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    case = CASES[name]
+    faulthandler.dump_traceback_later(CASE_TIMEOUT_S, exit=True)
+    try:
+        failure = backend_cases.run_case(sonnx.SingaBackend, case)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    if name in SKIPS:
+        if failure is None:
+            pytest.fail(f"{name} passes now: remove it from the skip list "
+                        f"(tests/conformance/skip_list.txt)")
+        pytest.xfail(SKIPS[name])
+    if failure is not None:
+        kind, msg = failure
+        pytest.fail(f"{name}: {kind}: {msg}\n(a new failure: fix it, or list it in "
+                    f"tests/conformance/skip_list.txt with the reason)")
