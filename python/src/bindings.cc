@@ -270,7 +270,8 @@ void BinaryInplace(const OpSchema& s, Tensor& a, const Tensor& b) {
 using namespace singa;
 
 namespace singa {
-void BindNN(nb::module_& m);  // nn_bindings.cc
+void BindNN(nb::module_& m);    // nn_bindings.cc
+void BindDist(nb::module_& m);  // dist_bindings.cc
 }
 
 NB_MODULE(_singa, m) {
@@ -465,4 +466,5 @@ NB_MODULE(_singa, m) {
   m.def("set_num_threads", &SetNumThreads, "n"_a);
   m.attr("LATEST_OPSET") = kLatestOpset;
   BindNN(m);
+  BindDist(m);
 }
