@@ -94,3 +94,104 @@ class Adam(Optimizer):
         value, sched = _lr(lr)
         super().__init__(_o.Adam(value, float(beta_1), float(beta_2), float(epsilon),
                                  float(weight_decay), sched))
+
+
+class DistOpt(Optimizer):
+    """Data-parallel training over MPI around any optimizer (SINGA's DistOpt).
+
+        sgd = opt.DistOpt(opt.SGD(lr=0.05, momentum=0.9))
+        x_mine = x[sgd.global_rank::sgd.world_size]      # this rank's share
+        ...
+        sgd.backward_and_update(loss)                    # averaged gradients
+
+    Launch with `mpirun -np N python script.py`; started without mpirun the
+    world has one rank. The rank and world size come from MPI: local_rank
+    and world_size, when given, are checked against it. nccl_id belongs to
+    SINGA's NCCL build and is not used here (MPI needs no id). buffSize is
+    the number of float32 elements of one fused message. A collective that
+    waits longer than SINGA_DIST_TIMEOUT seconds (default 300) raises: a
+    peer died or stopped taking part; the job then aborts at exit.
+    """
+
+    def __init__(self, opt=None, nccl_id=None, local_rank=None, world_size=None,
+                 buffSize=4194304, timeout=None):
+        if opt is None:
+            opt = SGD()
+        if not isinstance(opt, Optimizer) or isinstance(opt, DistOpt):
+            raise TypeError(f"DistOpt wraps a singa.opt optimizer, got {type(opt).__name__}")
+        if nccl_id is not None:
+            raise ValueError("DistOpt: this build communicates over MPI; launch the processes "
+                             "with mpirun instead of passing an NCCL id")
+        super().__init__(opt.impl)
+        self.opt = opt
+        self.dist = _singa.dist.DistOpt(opt.impl, int(buffSize), float(timeout or 0.0))
+        self.communicator = self.dist.communicator
+        self.global_rank = self.dist.global_rank
+        self.local_rank = self.dist.local_rank
+        self.world_size = self.dist.world_size
+        if world_size is not None and int(world_size) != self.world_size:
+            raise ValueError(f"DistOpt: world_size={world_size} but MPI started "
+                             f"{self.world_size} process(es)")
+        if local_rank is not None and int(local_rank) != self.local_rank:
+            raise ValueError(f"DistOpt: local_rank={local_rank} but MPI gives this process "
+                             f"local rank {self.local_rank}")
+
+    def __call__(self, loss):
+        self.backward_and_update(loss)
+
+    def all_reduce(self, tensor):
+        """Starts averaging tensor (float32) over the ranks in place; done at wait()."""
+        self.communicator.all_reduce(_ct(tensor))
+
+    def all_reduce_half(self, tensor):
+        """all_reduce with float16 on the wire."""
+        self.communicator.all_reduce_half(_ct(tensor))
+
+    def fused_all_reduce(self, tensor, send=True):
+        """Adds the tensors to the fused buffer; with send, starts averaging
+        the buffer as one message (it also starts when buffSize is reached)."""
+        self.communicator.fused_all_reduce([_ct(t) for t in _as_list(tensor)], bool(send))
+
+    def fused_all_reduce_half(self, tensor, send=True):
+        self.communicator.fused_all_reduce_half([_ct(t) for t in _as_list(tensor)], bool(send))
+
+    def sparsification(self, tensor, accumulation, spars, topK):
+        """Sparse averaging of tensor(s) with error feedback into accumulation
+        (same shapes): see backward_and_sparse_update."""
+        self.communicator.sparse_all_reduce([_ct(t) for t in _as_list(tensor)],
+                                            [_ct(t) for t in _as_list(accumulation)],
+                                            float(spars), bool(topK))
+
+    def wait(self):
+        """Completes every started reduction, writing the results back."""
+        self.communicator.wait()
+
+    def broadcast_params(self, params):
+        """Rank 0's values of params (a list, or a Model's get_params() dict)
+        on every rank. Parameters are also broadcast when first updated."""
+        values = params.values() if isinstance(params, dict) else params
+        self.dist.broadcast_params([_ct(p) for p in values])
+
+    def backward_and_update(self, loss):
+        """Backward; gradients are averaged over the ranks in fused buckets
+        started while backward goes on, then every parameter is updated."""
+        self.dist.backward_and_update(_ct(loss))
+
+    def backward_and_update_half(self, loss):
+        """backward_and_update with float16 gradients on the wire."""
+        self.dist.backward_and_update_half(_ct(loss))
+
+    def backward_and_partial_update(self, loss):
+        """Local updates, then a rotating buffSize-element subset of the
+        parameters is averaged over the ranks (SINGA's partial update)."""
+        self.dist.backward_and_partial_update(_ct(loss))
+
+    def backward_and_sparse_update(self, loss, spars=0.05, topK=False):
+        """Sends only part of each gradient: with topK the fraction spars of
+        largest entries, otherwise the entries with |g| >= spars. What is not
+        sent accumulates locally and is added to the next step's gradient."""
+        self.dist.backward_and_sparse_update(_ct(loss), float(spars), bool(topK))
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]

@@ -272,6 +272,7 @@ using namespace singa;
 namespace singa {
 void BindNN(nb::module_& m);    // nn_bindings.cc
 void BindOnnx(nb::module_& m);  // onnx_bindings.cc
+void BindDist(nb::module_& m);  // dist_bindings.cc
 }  // namespace singa
 
 NB_MODULE(_singa, m) {
@@ -467,4 +468,5 @@ NB_MODULE(_singa, m) {
   m.attr("LATEST_OPSET") = kLatestOpset;
   BindNN(m);
   BindOnnx(m);
+  BindDist(m);
 }
