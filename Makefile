@@ -1,3 +1,4 @@
+# make demo:  setup + the main job on digits (train, ONNX, infer, re-train, transfer-learn)
 # make setup: Debian packages, .venv with the PyPI packages, the build, and a
 #             development install of singa into .venv (idempotent, fast when done)
 # make test:  setup + C++ tests (ctest) + Python tests (pytest)
@@ -10,7 +11,7 @@ APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protob
             libopenmpi-dev openmpi-bin clang-format
 SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
-.PHONY: setup apt venv build test test-cpp test-python bench format clean
+.PHONY: setup apt venv build demo test test-cpp test-python bench format clean
 
 setup: build
 
@@ -32,6 +33,9 @@ build: venv
 	  -DPython_EXECUTABLE=$(abspath $(PY))
 	@PATH=$(abspath $(VENV))/bin:$$PATH cmake --build $(BUILD)
 	@echo "$(abspath python)" > $(SITE)/singa-dev.pth
+
+demo: build
+	$(PY) examples/python/demo.py --out out
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j2

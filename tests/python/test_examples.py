@@ -27,3 +27,14 @@ def test_readme_python_quick_start_runs(capsys):
     exec(compile(code, "README.md", "exec"), {})
     loss = float(capsys.readouterr().out.strip().strip("[]"))
     assert 0 <= loss < 1.0
+
+
+def test_demo_runs_the_main_job(tmp_path, monkeypatch, capsys):
+    demo = os.path.join(os.path.dirname(EXAMPLE), "demo.py")
+    monkeypatch.setattr(sys, "argv", [demo, "--out", str(tmp_path)])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(demo, run_name="__main__")
+    out = capsys.readouterr().out
+    assert done.value.code == 0, out
+    assert "parity test accuracy" in out and (tmp_path / "demo.png").stat().st_size > 1000
+    assert (tmp_path / "digits_cnn.onnx").exists()
