@@ -90,7 +90,7 @@ TensorList Model::Call(const TensorList& inputs) {
   auto run = [this](const TensorList& x) { return training_ ? TrainOneBatch(x) : (*this)(x); };
   if (!use_graph_) return run(inputs);
   std::string key = training_ ? "train" : "eval";
-  for (const Tensor& t : inputs) key += ";" + t.ToString();
+  for (const Tensor& t : inputs) key.append(";").append(t.ToString());
   GraphStep& step = steps_[key];
   if (!step.captured()) return step.Capture(inputs, run);
   return step.Replay(inputs);
