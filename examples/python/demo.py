@@ -101,7 +101,7 @@ class Retrain(sonnx.SONNXModel):
         self.optimizer = optimizer
 
 
-class Transfer(sonnx.SONNXModel):
+class Transfer(Retrain):
     """Transfer learning (seeds/onnx.md): cut the imported model after its
     feature layer and append a new head."""
 
@@ -110,17 +110,8 @@ class Transfer(sonnx.SONNXModel):
         self.head = layer.Linear(classes)
 
     def forward(self, *x):
-        features = super().forward(*x, last_layers=-2)[0]  # drop the last Gemm
+        features = sonnx.SONNXModel.forward(self, *x, last_layers=-2)[0]  # drop the last Gemm
         return self.head(features)
-
-    def train_one_batch(self, x, y):
-        out = self.forward(x)
-        loss = autograd.softmax_cross_entropy(out, y)
-        self.optimizer.backward_and_update(loss)
-        return out, loss
-
-    def set_optimizer(self, optimizer):
-        self.optimizer = optimizer
 
 
 def main():

@@ -209,6 +209,16 @@ bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg) {
   return true;
 }
 
+// oneDNN's average pooling for `a`, or none when it would be wrong: with
+// count_include_pad it divides by the whole kernel size, which is right only
+// when no ceil_mode window reaches past the end padding.
+std::optional<dnnl::algorithm> AvgPoolAlgorithm(const ops::Window& w, const PoolAttrs& a) {
+  if (!a.count_include_pad) return dnnl::algorithm::pooling_avg_exclude_padding;
+  for (int64_t i = 0; i < w.nd; ++i)
+    if (w.reach_end(i) != w.pad_end[i]) return std::nullopt;
+  return dnnl::algorithm::pooling_avg_include_padding;
+}
+
 void MaxPoolForward(KernelCtx& k, const PoolAttrs& a) {
   if (k.output(0).empty()) return;
   ops::Window w = KernelWindow("MaxPool", k, a);
@@ -218,14 +228,8 @@ void MaxPoolForward(KernelCtx& k, const PoolAttrs& a) {
 void AveragePoolForward(KernelCtx& k, const PoolAttrs& a) {
   if (k.output(0).empty()) return;
   ops::Window w = KernelWindow("AveragePool", k, a);
-  // oneDNN divides by the whole kernel size when counting padding, which is
-  // right only when no ceil_mode window reaches past the end padding.
-  bool fits = true;
-  for (int64_t i = 0; i < w.nd; ++i) fits = fits && w.reach_end(i) == w.pad_end[i];
-  if (a.count_include_pad && !fits) return AveragePoolReference(k, a);
-  auto alg = a.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
-                                 : dnnl::algorithm::pooling_avg_exclude_padding;
-  if (!PoolFast(k, w, alg)) AveragePoolReference(k, a);
+  std::optional<dnnl::algorithm> alg = AvgPoolAlgorithm(w, a);
+  if (!alg || !PoolFast(k, w, *alg)) AveragePoolReference(k, a);
 }
 
 // ---- global pooling ---------------------------------------------------------
@@ -444,14 +448,8 @@ void MaxPoolGradForward(KernelCtx& k, const PoolAttrs& a) {
 void AveragePoolGradForward(KernelCtx& k, const PoolAttrs& a) {
   if (k.output(0).empty()) return;
   ops::Window w = GradKernelWindow("AveragePoolGrad", k, a);
-  // As in the forward: oneDNN's divisor is right with count_include_pad only
-  // when no ceil_mode window reaches past the end padding.
-  bool fits = true;
-  for (int64_t i = 0; i < w.nd; ++i) fits = fits && w.reach_end(i) == w.pad_end[i];
-  if (a.count_include_pad && !fits) return AveragePoolGradReference(k, a);
-  auto alg = a.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
-                                 : dnnl::algorithm::pooling_avg_exclude_padding;
-  if (!PoolGradFast(k, w, alg)) AveragePoolGradReference(k, a);
+  std::optional<dnnl::algorithm> alg = AvgPoolAlgorithm(w, a);
+  if (!alg || !PoolGradFast(k, w, *alg)) AveragePoolGradReference(k, a);
 }
 
 template <bool kMax>
