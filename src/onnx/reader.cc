@@ -84,6 +84,25 @@ class Reader {
   // Whether `name` is a value of this graph at this point of reading it.
   bool HasValue(const std::string& name) const { return g_->slot_of.count(name) > 0; }
 
+  // Links a node's inputs to their slots, gives its outputs new slots and
+  // appends it to the graph (an empty name is an absent optional: -1).
+  void AppendNode(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs,
+                  const std::string& where) {
+    const int index = static_cast<int>(g_->nodes.size());
+    for (int i = 0; i < num_inputs; ++i)
+      node.inputs.push_back(np.input(i).empty() ? -1 : g_->slot_of.at(np.input(i)));
+    for (int i = 0; i < num_outputs; ++i) {
+      if (np.output(i).empty()) {
+        node.outputs.push_back(-1);
+        continue;
+      }
+      int slot = NewSlot(np.output(i), where + ": output");
+      g_->producer[slot] = index;
+      node.outputs.push_back(slot);
+    }
+    g_->nodes.push_back(std::move(node));
+  }
+
   int NewSlot(const std::string& name, const std::string& what) {
     SINGA_CHECK(!name.empty(), InvalidModel, what << " has an empty name");
     auto [it, fresh] = g_->slot_of.emplace(name, static_cast<int>(g_->slot_names.size()));
@@ -274,19 +293,7 @@ class Reader {
       attrs[a.name()] = AttrFromProto(a, base_dir_, g_->device, where);
     node.attrs = s.ParseAttrs(attrs, {}, node.name);
 
-    const int index = static_cast<int>(g_->nodes.size());
-    for (int i = 0; i < num_inputs; ++i)
-      node.inputs.push_back(np.input(i).empty() ? -1 : g_->slot_of.at(np.input(i)));
-    for (int i = 0; i < num_outputs; ++i) {
-      if (np.output(i).empty()) {
-        node.outputs.push_back(-1);
-        continue;
-      }
-      int slot = NewSlot(np.output(i), where + ": output");
-      g_->producer[slot] = index;
-      node.outputs.push_back(slot);
-    }
-    g_->nodes.push_back(std::move(node));
+    AppendNode(np, std::move(node), num_inputs, num_outputs, where);
   }
 
   // If, Loop and Scan: their subgraphs are read with this graph as the
@@ -376,19 +383,7 @@ class Reader {
                   where << ": the body takes " << body.inputs.size() << " inputs, the node has "
                         << num_inputs);
     }
-    const int index = static_cast<int>(g_->nodes.size());
-    for (int i = 0; i < num_inputs; ++i)
-      node.inputs.push_back(np.input(i).empty() ? -1 : g_->slot_of.at(np.input(i)));
-    for (int i = 0; i < num_outputs; ++i) {
-      if (np.output(i).empty()) {
-        node.outputs.push_back(-1);
-        continue;
-      }
-      int slot = NewSlot(np.output(i), where + ": output");
-      g_->producer[slot] = index;
-      node.outputs.push_back(slot);
-    }
-    g_->nodes.push_back(std::move(node));
+    AppendNode(np, std::move(node), num_inputs, num_outputs, where);
   }
 
   void FoldConstant(const onnx::NodeProto& np, const std::string& where) {
