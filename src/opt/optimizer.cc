@@ -14,11 +14,6 @@ std::shared_ptr<const Scheduler> OrConstant(std::shared_ptr<const Scheduler> s, 
   return s ? std::move(s) : std::make_shared<Constant>(lr);
 }
 
-// Runs body(begin, end) over [0, n) on the thread pool.
-template <class F>
-void ForEach(int64_t n, F&& body) {
-  ParallelFor(0, n, kGrain, std::forward<F>(body));
-}
 }  // namespace
 
 ExponentialDecay::ExponentialDecay(double init_value, int64_t decay_steps, double decay_rate,
@@ -157,7 +152,7 @@ void SGD::Run(const UpdateArgs& a) const {
   const T lr = static_cast<T>(a.lr), wd = static_cast<T>(o_.weight_decay);
   const T mom = static_cast<T>(o_.momentum), damp = static_cast<T>(1 - o_.dampening);
   const bool first = a.count == 0, nesterov = o_.nesterov;
-  ForEach(a.n, [&](int64_t lo, int64_t hi) {
+  ParallelFor(0, a.n, kGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       T d = g[i] + wd * p[i];
       if (buf) {
@@ -183,7 +178,7 @@ void RMSProp::Run(const UpdateArgs& a) const {
   T* avg = static_cast<T*>(a.slots[0]);
   const T lr = static_cast<T>(a.lr), wd = static_cast<T>(o_.weight_decay);
   const T rho = static_cast<T>(o_.rho), eps = static_cast<T>(o_.epsilon);
-  ForEach(a.n, [&](int64_t lo, int64_t hi) {
+  ParallelFor(0, a.n, kGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       const T d = g[i] + wd * p[i];
       avg[i] = rho * avg[i] + (1 - rho) * d * d;
@@ -206,7 +201,7 @@ void AdaGrad::Run(const UpdateArgs& a) const {
   T* hist = static_cast<T*>(a.slots[0]);
   const T lr = static_cast<T>(a.lr), wd = static_cast<T>(o_.weight_decay);
   const T eps = static_cast<T>(o_.epsilon);
-  ForEach(a.n, [&](int64_t lo, int64_t hi) {
+  ParallelFor(0, a.n, kGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       const T d = g[i] + wd * p[i];
       hist[i] += d * d;
@@ -233,7 +228,7 @@ void Adam::Run(const UpdateArgs& a) const {
   const T step = static_cast<T>(a.lr / (1 - std::pow(o_.beta_1, t)));
   const T root_bc2 = static_cast<T>(std::sqrt(1 - std::pow(o_.beta_2, t)));
   const T eps = static_cast<T>(o_.epsilon), wd = static_cast<T>(o_.weight_decay);
-  ForEach(a.n, [&](int64_t lo, int64_t hi) {
+  ParallelFor(0, a.n, kGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       const T d = g[i] + wd * p[i];
       m[i] = b1 * m[i] + (1 - b1) * d;
