@@ -46,14 +46,17 @@ def _run(args, timeout, **env):
 
 
 @pytest.fixture(scope="module")
-def mpirun():
+def mpirun(tmp_path_factory):
     if shutil.which("mpirun") is None:
         pytest.skip("mpirun is not installed")
-    probe = "from singa import opt; d = opt.DistOpt(opt.SGD()); print(d.global_rank, d.world_size)"
-    p, _ = _run(_mpirun() + [PYTHON, "-c", probe], timeout=60)
+    # Each rank writes its own file: mpirun interleaves the ranks' stdout.
+    out = tmp_path_factory.mktemp("probe")
+    probe = ("import sys; from singa import opt; d = opt.DistOpt(opt.SGD()); "
+             "open(f'{sys.argv[1]}/{d.global_rank}', 'w').write(str(d.world_size))")
+    p, _ = _run(_mpirun() + [PYTHON, "-c", probe, str(out)], timeout=60)
     if p.returncode != 0:
         pytest.skip(f"mpirun -np 2 cannot start singa processes here:\n{p.stdout}\n{p.stderr}")
-    assert sorted(p.stdout.split("\n")[:2]) == ["0 2", "1 2"], p.stdout
+    assert {f.name: f.read_text() for f in out.iterdir()} == {"0": "2", "1": "2"}, p.stdout
 
 
 EQUIVALENCE_WORKER = textwrap.dedent("""
