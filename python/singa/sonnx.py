@@ -116,6 +116,24 @@ class SingaRep(BackendRep):
     def opset(self, domain=""):
         return self._rep.opset(domain)
 
+    @property
+    def use_plan(self):
+        """Inference runs use the static plan (one per input signature)."""
+        return self._rep.use_plan
+
+    @use_plan.setter
+    def use_plan(self, on):
+        self._rep.use_plan = on
+
+    @property
+    def num_plans(self):
+        return self._rep.num_plans
+
+    @property
+    def planned_op_types(self):
+        """The op types of the latest plan's nodes, after folding and fusion."""
+        return list(self._rep.planned_op_types)
+
     def run(self, inputs, last_layers=-1, aux_output=(), **kwargs):
         if isinstance(inputs, dict):
             names = [v.name for v in self._rep.inputs]

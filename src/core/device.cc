@@ -1,6 +1,7 @@
 #include "singa/core/device.h"
 
 #include <algorithm>
+#include <atomic>
 #include <new>
 #include <unordered_map>
 #include <unordered_set>
@@ -54,8 +55,16 @@ void DeviceRuntime::RunGraph(bool) {
   // `sequential` changes nothing here.
   bool was = capturing_;
   capturing_ = false;
-  for (Op& op : graph_) op.fn();
+  Replay(graph_);
   capturing_ = was;
+}
+
+void DeviceRuntime::Replay(std::vector<Op>& ops) {
+  for (Op& op : ops) {
+    op.fn();
+    for (const auto& b : op.writes)
+      if (b) b->Touch();
+  }
 }
 
 size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep) {
@@ -71,7 +80,8 @@ size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep) {
   for (size_t i = 0; i < graph_.size(); ++i) {
     for (const auto* list : {&graph_[i].reads, &graph_[i].writes}) {
       for (const auto& b : *list) {
-        if (b->allocated() || kept.count(b.get()) || b->dtype() == DType::kString) continue;
+        // (null: an absent optional input)
+        if (!b || b->allocated() || kept.count(b.get()) || b->dtype() == DType::kString) continue;
         auto [it, inserted] = lives.try_emplace(b.get(), Life{i, i, b->size()});
         it->second.last = i;
         if (inserted) order.push_back(b.get());
@@ -146,5 +156,13 @@ Block::~Block() {
 }
 
 std::shared_ptr<Block> internal::BlockOf(const Tensor& t) { return t.block_; }
+void internal::TouchBlock(const Tensor& t) {
+  if (t.block_) t.block_->Touch();
+}
+
+uint64_t Block::NextVersion() {
+  static std::atomic<uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 }  // namespace singa

@@ -1,13 +1,19 @@
 #include "singa/core/parallel.h"
 
 #include <omp.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <thread>
 
 namespace singa {
 
 namespace {
+// The CPUs this process may run on (mpirun and taskset bind processes to a
+// subset): more threads than that only take turns on the same cores.
 int DefaultThreads() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(CPU_COUNT(&set), 1);
   unsigned hc = std::thread::hardware_concurrency();
   return hc ? static_cast<int>(hc) : 1;
 }

@@ -59,9 +59,7 @@ TensorList GraphStep::Replay(const TensorList& inputs) {
   return outputs_;
 }
 
-void GraphStep::Run() {
-  for (DeviceRuntime::Op& op : ops_) op.fn();
-}
+void GraphStep::Run() { DeviceRuntime::Replay(ops_); }
 
 void GraphStep::Reset() {
   captured_ = false;

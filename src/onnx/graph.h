@@ -73,4 +73,9 @@ struct Graph {
   std::string Where(const Node& n) const { return "node '" + n.name + "' (" + n.op_type + ")"; }
 };
 
+// Fills g.release_after: a value is dropped after its last reader runs (or
+// right after its producer when nothing reads it); graph outputs and
+// constants stay.
+void PlanReleases(Graph& g);
+
 }  // namespace singa::sonnx

@@ -76,7 +76,7 @@ class Reader {
     const std::vector<int> order = TopologicalOrder(gp);
     for (int i : order) AddNode(gp.node(i), i);
     ReadOutputs(gp);
-    PlanReleases();
+    PlanReleases(*g_);
     return g_;
   }
 
@@ -444,25 +444,6 @@ class Reader {
     }
   }
 
-  // A value is dropped after its last reader runs (or right after its
-  // producer when nothing reads it); graph outputs and constants stay.
-  void PlanReleases() {
-    const int n = static_cast<int>(g_->nodes.size());
-    std::vector<int> last(g_->slot_names.size(), -1);
-    for (int i = 0; i < n; ++i) {
-      for (int s : g_->nodes[i].inputs)
-        if (s >= 0) last[s] = i;
-      for (const auto& outer : g_->nodes[i].outer_inputs)
-        for (int s : outer) last[s] = i;
-      for (int s : g_->nodes[i].outputs)
-        if (s >= 0 && last[s] < i) last[s] = i;
-    }
-    for (int s : g_->output_slots) last[s] = -1;
-    g_->release_after.assign(n, {});
-    for (size_t s = 0; s < last.size(); ++s)
-      if (last[s] >= 0 && !g_->constants[s].defined()) g_->release_after[last[s]].push_back(s);
-  }
-
   const onnx::GraphProto& gp_;
   std::string base_dir_;
   std::shared_ptr<Graph> g_;
@@ -498,6 +479,23 @@ std::shared_ptr<SingaRep> PrepareModel(std::string_view bytes, Device device,
 }
 
 }  // namespace
+
+void PlanReleases(Graph& g) {
+  const int n = static_cast<int>(g.nodes.size());
+  std::vector<int> last(g.slot_names.size(), -1);
+  for (int i = 0; i < n; ++i) {
+    for (int s : g.nodes[i].inputs)
+      if (s >= 0) last[s] = i;
+    for (const auto& outer : g.nodes[i].outer_inputs)
+      for (int s : outer) last[s] = i;
+    for (int s : g.nodes[i].outputs)
+      if (s >= 0 && last[s] < i) last[s] = i;
+  }
+  for (int s : g.output_slots) last[s] = -1;
+  g.release_after.assign(n, {});
+  for (size_t s = 0; s < last.size(); ++s)
+    if (last[s] >= 0 && !g.constants[s].defined()) g.release_after[last[s]].push_back(s);
+}
 
 std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device) {
   std::error_code ec;

@@ -4,9 +4,12 @@
 // intermediate value after its last reader.
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <unordered_map>
 
-#include "onnx/graph.h"
+#include "onnx/plan.h"
+#include "singa/ops/tape.h"
 
 namespace singa::sonnx {
 namespace {
@@ -56,8 +59,6 @@ void CheckInput(const ValueInfo& info, const Tensor& t,
     }
   }
 }
-
-void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::vector<char>& keep);
 
 // Runs a subgraph on `inputs` (its formal inputs) with the values it reads
 // from the enclosing graph taken from `parent_values`.
@@ -180,29 +181,30 @@ TensorList RunScan(const Graph& g, const Node& node, const TensorList& in,
   return result;
 }
 
-// Runs nodes [0, end) over `values`, dropping each value after its last
-// reader unless `keep` (when not empty) marks it.
+}  // namespace
+
+TensorList RunNode(const Graph& g, const Node& node, const TensorList& in,
+                   const std::vector<Tensor>& values) {
+  switch (node.control) {
+    case ControlFlow::kIf:
+      return RunIf(g, node, in, values);
+    case ControlFlow::kLoop:
+      return RunLoop(g, node, in, values);
+    case ControlFlow::kScan:
+      return RunScan(g, node, in, values);
+    case ControlFlow::kNone:
+      break;
+  }
+  return node.schema->Run(in, node.attrs, static_cast<int>(node.outputs.size()), node.name);
+}
+
 void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::vector<char>& keep) {
   TensorList in;
   for (int i = 0; i < end; ++i) {
     const Node& node = g.nodes[i];
     in.clear();
     for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Tensor());
-    TensorList out;
-    switch (node.control) {
-      case ControlFlow::kNone:
-        out = node.schema->Run(in, node.attrs, static_cast<int>(node.outputs.size()), node.name);
-        break;
-      case ControlFlow::kIf:
-        out = RunIf(g, node, in, values);
-        break;
-      case ControlFlow::kLoop:
-        out = RunLoop(g, node, in, values);
-        break;
-      case ControlFlow::kScan:
-        out = RunScan(g, node, in, values);
-        break;
-    }
+    TensorList out = RunNode(g, node, in, values);
     for (size_t k = 0; k < node.outputs.size() && k < out.size(); ++k)
       if (node.outputs[k] >= 0) values[node.outputs[k]] = std::move(out[k]);
     for (int s : g.release_after[i])
@@ -210,10 +212,31 @@ void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::ve
   }
 }
 
-}  // namespace
+struct SingaRep::Plans {
+  std::mutex mu;
+  bool enabled = true;
+  std::map<std::string, std::unique_ptr<Plan>> by_key;
+  std::vector<std::string> latest_op_types;
+};
 
-SingaRep::SingaRep(std::shared_ptr<Graph> graph) : graph_(std::move(graph)) {}
+SingaRep::SingaRep(std::shared_ptr<Graph> graph)
+    : graph_(std::move(graph)), plans_(std::make_unique<Plans>()) {}
 SingaRep::~SingaRep() = default;
+
+void SingaRep::set_use_plan(bool on) {
+  std::lock_guard<std::mutex> lock(plans_->mu);
+  plans_->enabled = on;
+  plans_->by_key.clear();
+}
+bool SingaRep::use_plan() const { return plans_->enabled; }
+size_t SingaRep::num_plans() const {
+  std::lock_guard<std::mutex> lock(plans_->mu);
+  return plans_->by_key.size();
+}
+std::vector<std::string> SingaRep::planned_op_types() const {
+  std::lock_guard<std::mutex> lock(plans_->mu);
+  return plans_->latest_op_types;
+}
 
 const std::map<std::string, Tensor>& SingaRep::params() const { return graph_->params; }
 const std::vector<ValueInfo>& SingaRep::inputs() const { return graph_->inputs; }
@@ -267,7 +290,13 @@ TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
   }
 
   std::vector<char> keep(values.size(), 0);
-  std::vector<int> aux_slots;
+  std::vector<int> result_slots;
+  if (cut) {
+    for (int s : g.nodes[end - 1].outputs)
+      if (s >= 0) result_slots.push_back(s);
+  } else {
+    result_slots = g.output_slots;
+  }
   for (const std::string& name : aux_output) {
     auto it = g.slot_of.find(name);
     SINGA_CHECK(it != g.slot_of.end(), ShapeError,
@@ -277,23 +306,27 @@ TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
                 "SingaRep::Run: aux_output '"
                     << name << "' is computed by " << g.Where(g.nodes[producer])
                     << ", which last_layers=" << last_layers << " does not run");
-    keep[it->second] = 1;
-    aux_slots.push_back(it->second);
+    result_slots.push_back(it->second);
   }
-  if (cut)
-    for (int s : g.nodes[end - 1].outputs)
-      if (s >= 0) keep[s] = 1;
 
+  if (plans_->enabled && !GradEnabled() && !TrainingMode() && !g.device.graph_enabled() &&
+      inputs.size() == n_plain) {
+    std::string key = std::to_string(last_layers);
+    for (const Tensor& x : inputs) key += ";" + x.ToString();
+    for (const std::string& name : aux_output) key += ";" + name;
+    std::lock_guard<std::mutex> lock(plans_->mu);
+    std::unique_ptr<Plan>& plan = plans_->by_key[key];
+    if (plan && plan->fresh()) return plan->Run(inputs);
+    TensorList first;
+    plan = std::make_unique<Plan>(g, std::move(values), end, result_slots, first);
+    plans_->latest_op_types = plan->op_types();
+    return first;
+  }
+
+  for (int s : result_slots) keep[s] = 1;
   Execute(g, values, end, keep);
-
   TensorList result;
-  if (cut) {
-    for (int s : g.nodes[end - 1].outputs)
-      if (s >= 0) result.push_back(values[s]);
-  } else {
-    for (int s : g.output_slots) result.push_back(values[s]);
-  }
-  for (int s : aux_slots) result.push_back(values[s]);
+  for (int s : result_slots) result.push_back(values[s]);
   return result;
 }
 

@@ -8,6 +8,10 @@
 // call; the plain inputs are reordered into those layouts and the result
 // back. Reference (and float64) path: a direct loop.
 //
+// FusedConv (domain ai.singa, made by the ONNX planner only): Conv, plus an
+// optional Z added to the result, then an optional activation (Relu,
+// LeakyRelu, Clip), as oneDNN post-ops of the one convolution.
+//
 // Backward: the internal ops ConvGradData (dY, W) -> dX and ConvGradWeight
 // (dY, X) -> dW[, dB] (domain ai.singa), each a oneDNN convolution backward
 // primitive (float32/bfloat16/float16) with a direct loop beside it.
@@ -15,6 +19,7 @@
 #include <array>
 #include <chrono>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
@@ -35,6 +40,10 @@ struct ConvAttrs {
   std::vector<int64_t> kernel_shape;
   std::vector<int64_t> pads;
   std::vector<int64_t> strides;
+  // FusedConv only: the activation applied after adding Z ("" for none) and
+  // its parameters (LeakyRelu: alpha; Clip: alpha = min, beta = max).
+  std::string activation;
+  float alpha = 0, beta = 0;
 };
 
 std::vector<int64_t> KernelShape(const Shape& w_shape) {
@@ -72,6 +81,18 @@ SpecList ConvInfer(const InferCtx& c, const ConvAttrs& a) {
   Shape y = {c.shape(0)[0], c.shape(1)[0]};
   y.insert(y.end(), w.out.begin(), w.out.end());
   return {{c.dtype(0), y}};
+}
+
+SpecList FusedConvInfer(const InferCtx& c, const ConvAttrs& a) {
+  SpecList y = ConvInfer(c, a);
+  if (c.has_input(3))
+    SINGA_CHECK(c.shape(3) == y[0].shape && c.dtype(3) == y[0].dtype, ShapeError,
+                c.where() << ": Z must have the result's shape " << ToString(y[0].shape) << ", got "
+                          << c.inputs_string());
+  static const std::array<std::string_view, 4> kActs = {"", "Relu", "LeakyRelu", "Clip"};
+  SINGA_CHECK(std::find(kActs.begin(), kActs.end(), a.activation) != kActs.end(), ShapeError,
+              c.where() << ": unknown activation '" << a.activation << "'");
+  return y;
 }
 
 // Re-derives the geometry in a kernel (inputs were validated by ConvInfer).
@@ -139,6 +160,26 @@ void ConvLoop(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y
   });
 }
 
+// FusedConv's epilogue on the convolution's result y (float32): y += Z, then
+// the activation.
+void Epilogue(KernelCtx& k, const ConvAttrs& a) {
+  float* y = static_cast<float*>(k.output(0).raw_data());
+  const Tensor z = k.has_input(3) ? k.input(3).Contiguous() : Tensor();
+  const float* zp = z.defined() ? static_cast<const float*>(z.raw_data()) : nullptr;
+  const int64_t n = k.output(0).numel();
+  for (int64_t i = 0; i < n; ++i) {
+    float v = y[i] + (zp ? zp[i] : 0.f);
+    if (a.activation == "Relu") v = std::max(v, 0.f);
+    if (a.activation == "LeakyRelu") v = v < 0 ? a.alpha * v : v;
+    if (a.activation == "Clip") v = std::min(std::max(v, a.alpha), a.beta);
+    y[i] = v;
+  }
+}
+
+bool HasEpilogue(KernelCtx& k, const ConvAttrs& a) {
+  return k.has_input(3) || !a.activation.empty();
+}
+
 void ConvReference(KernelCtx& k, const ConvAttrs& a) {
   if (k.output(0).empty()) return;
   ops::Window win = KernelWindow(k, a);
@@ -146,6 +187,7 @@ void ConvReference(KernelCtx& k, const ConvAttrs& a) {
   VisitFloat(k.input(0).dtype(), [&]<class T>(Tag<T>) {
     ConvLoop<T>(k.input(0), k.input(1), b, k.output(0), win, a.group);
   });
+  if (HasEpilogue(k, a)) Epilogue(k, a);
 }
 
 // ---- fast path: oneDNN ----------------------------------------------------
@@ -156,6 +198,7 @@ struct ConvPrim {
   memory::desc src_plain, wei_plain, dst_plain;   // plain row-major descriptors
   bool src_is_plain, wei_is_plain, dst_is_plain;  // the primitive takes the plain layout
   std::string layout;                             // names the candidate in its reorders' cache keys
+  bool sum = false;  // a sum post-op: dst holds Z before the convolution runs
 };
 
 // W [M, C/g, k...] as oneDNN's grouped weights [g, M/g, C/g, k...] (a view).
@@ -182,11 +225,42 @@ void Reorder(const std::string& key, const memory& from, const memory& to) {
   du::Execute(r, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
+// W reordered into p's layout, kept per weight block, layout and version:
+// inference reorders each layer's weights once; training, which writes the
+// weights every step, reorders them once per step as before. Entries of
+// freed weights are dropped as the cache grows.
+memory ReorderedWeights(const ConvPrim& p, const std::string& rk, const Tensor& w, int64_t group) {
+  struct Entry {
+    std::weak_ptr<Block> block;
+    uint64_t version = 0;
+    Tensor holder;
+  };
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, Entry>();
+  const std::shared_ptr<Block> block = internal::BlockOf(w);
+  std::string key = rk;
+  key += std::to_string(reinterpret_cast<uintptr_t>(block.get()));
+  std::lock_guard<std::mutex> lock(mu);
+  Entry& e = (*cache)[key];
+  if (e.block.lock() != block || e.version != block->version() || !e.holder.defined()) {
+    memory wei = ScratchMem(p.pd.weights_desc(), e.holder);
+    Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
+    e.block = block;
+    e.version = block->version();
+    if (cache->size() > 4096)
+      std::erase_if(*cache, [](const auto& kv) { return kv.second.block.expired(); });
+    return wei;
+  }
+  return memory(p.pd.weights_desc(), du::Engine(), e.holder.raw_data());
+}
+
 // One call of p: reorders x and w into p's layouts where they differ, the
-// convolution, and the reorder of its result into y. `key` is the
-// convolution's cache key.
+// convolution (with Z in dst first for a sum post-op), and the reorder of
+// its result into y. `key` is the convolution's cache key. Candidates being
+// timed (`timing`) do not keep reordered weights.
 void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const Tensor& w,
-             const Tensor& b, const Tensor& y, int64_t group) {
+             const Tensor& b, const Tensor& z, const Tensor& y, int64_t group,
+             bool timing = false) {
   const std::string base = key + "|" + p.layout;
   Tensor src_buf, wei_buf, dst_buf;
   memory src, wei, dst;
@@ -201,12 +275,21 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   if (p.wei_is_plain && w.is_contiguous()) {
     wei = du::Mem(w, p.wei_plain);
   } else {
-    wei = ScratchMem(p.pd.weights_desc(), wei_buf);
     std::string rk = base + "|wei|";
     du::AppendKey(rk, w);
-    Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
+    if (timing) {
+      wei = ScratchMem(p.pd.weights_desc(), wei_buf);
+      Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
+    } else {
+      wei = ReorderedWeights(p, rk, w, group);
+    }
   }
   dst = p.dst_is_plain ? du::Mem(y, p.dst_plain) : ScratchMem(p.pd.dst_desc(), dst_buf);
+  if (p.sum) {
+    std::string rk = base + "|z|";
+    du::AppendKey(rk, z);
+    Reorder(rk, du::Mem(z), dst);
+  }
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
   if (b.defined()) args[DNNL_ARG_BIAS] = du::Mem(b);
@@ -257,8 +340,9 @@ size_t Fastest(size_t n, Run&& run) {
 // processes on a noisy machine; every candidate computes the same
 // convolution, differing only in summation order.
 std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const Tensor& w,
-                                 const Tensor& b, const Tensor& y, const ops::Window& win,
-                                 int64_t group) {
+                                 const Tensor& b, const Tensor& z, const Tensor& y,
+                                 const ops::Window& win, const ConvAttrs& a) {
+  const int64_t group = a.group;
   const memory::data_type dt = du::ToDnnl(x.dtype());
   const memory::desc src_plain = du::PlainDesc(x.shape(), x.dtype());
   const memory::desc dst_plain = du::PlainDesc(y.shape(), y.dtype());
@@ -276,6 +360,14 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
                          all_are(win.pad_begin, 0) && all_are(win.pad_end, 0);
   const bool blocked = x.dim(1) % 16 == 0 && y.dim(1) % 16 == 0;
 
+  dnnl::post_ops post;
+  if (z.defined()) post.append_sum(1.f);
+  if (a.activation == "Relu" || a.activation == "LeakyRelu")
+    post.append_eltwise(dnnl::algorithm::eltwise_relu, a.activation == "Relu" ? 0.f : a.alpha, 0.f);
+  if (a.activation == "Clip") post.append_eltwise(dnnl::algorithm::eltwise_clip, a.alpha, a.beta);
+  dnnl::primitive_attr pattr;
+  pattr.set_post_ops(post);
+
   std::vector<ConvPrim> cands;
   auto add = [&](const std::string& layout, const memory::desc& src, const memory::desc& dst) {
     const memory::desc wei_any(wei_plain.get_dims(), dt, memory::format_tag::any);
@@ -286,9 +378,10 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
           b.defined()
               ? dnnl::convolution_forward::primitive_desc(du::Engine(), prop, alg, src, wei_any,
                                                           du::PlainDesc(b.shape(), b.dtype()), dst,
-                                                          strides, dilates, pad_l, pad_r)
+                                                          strides, dilates, pad_l, pad_r, pattr)
               : dnnl::convolution_forward::primitive_desc(du::Engine(), prop, alg, src, wei_any,
-                                                          dst, strides, dilates, pad_l, pad_r);
+                                                          dst, strides, dilates, pad_l, pad_r,
+                                                          pattr);
       for (const ConvPrim& c : cands)
         if (c.pd.src_desc() == pd.src_desc() && c.pd.weights_desc() == pd.weights_desc() &&
             c.pd.dst_desc() == pd.dst_desc() &&
@@ -296,7 +389,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
           return;
       cands.push_back(ConvPrim{pd, dnnl::convolution_forward(pd), src_plain, wei_plain, dst_plain,
                                pd.src_desc() == src_plain, pd.weights_desc() == wei_plain,
-                               pd.dst_desc() == dst_plain, layout});
+                               pd.dst_desc() == dst_plain, layout, z.defined()});
     } catch (const dnnl::error&) {
       // No implementation for this layout or dtype (e.g. f16 without
       // hardware support): the other candidates, else the loop kernel.
@@ -322,7 +415,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
   if (cands.size() == 1) return std::move(cands[0]);
 
   const size_t pick =
-      Fastest(cands.size(), [&](size_t i) { RunConv(cands[i], key, x, w, b, y, group); });
+      Fastest(cands.size(), [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, true); });
   return std::move(cands[pick]);
 }
 
@@ -340,6 +433,7 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   if (dt == DType::kFloat64 || x.empty() || w.empty()) return ConvReference(k, a);
   ops::Window win = KernelWindow(k, a);
   const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
+  const Tensor z = k.has_input(3) ? k.input(3) : Tensor();
 
   std::string key = "Conv;";
   key += Name(dt);
@@ -349,10 +443,14 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   AppendInts(key, win.pad_begin);
   AppendInts(key, win.pad_end);
   key += std::to_string(a.group);
+  if (HasEpilogue(k, a)) {
+    key += (z.defined() ? ";z;" : ";;") + a.activation + ";" + std::to_string(a.alpha) + ";" +
+           std::to_string(a.beta);
+  }
   auto& prim = du::Cached<std::optional<ConvPrim>>(
-      key, [&] { return MakeConv(key, x, w, b, y, win, a.group); });
+      key, [&] { return MakeConv(key, x, w, b, z, y, win, a); });
   if (!prim) return ConvReference(k, a);
-  RunConv(*prim, key, x, w, b, y, a.group);
+  RunConv(*prim, key, x, w, b, z, y, a.group);
 }
 
 // ---- backward ---------------------------------------------------------------
@@ -833,6 +931,24 @@ SINGA_REGISTER_OP(Conv, ConvAttrs)
     .kernel(ConvForward)
     .reference(ConvReference)
     .backward(ConvBackward);
+
+SINGA_REGISTER_OP(FusedConv, ConvAttrs)
+    .domain("ai.singa")
+    .inputs({"X", "W", "B?", "Z?"})
+    .outputs({"Y"})
+    .attr("activation", &ConvAttrs::activation)
+    .attr("alpha", &ConvAttrs::alpha)
+    .attr("auto_pad", &ConvAttrs::auto_pad)
+    .attr("beta", &ConvAttrs::beta)
+    .attr("dilations", &ConvAttrs::dilations)
+    .attr("group", &ConvAttrs::group)
+    .attr("kernel_shape", &ConvAttrs::kernel_shape)
+    .attr("pads", &ConvAttrs::pads)
+    .attr("strides", &ConvAttrs::strides)
+    .dtypes({DType::kFloat32}, {0, 1, 2, 3})
+    .infer(FusedConvInfer)
+    .kernel(ConvForward)
+    .reference(ConvReference);
 
 // Internal ops of Conv's backward.
 SINGA_REGISTER_OP(ConvGradData, ConvGradAttrs)

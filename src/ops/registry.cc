@@ -145,6 +145,7 @@ SpecList OpSchema::Infer(std::span<const Tensor> inputs, const void* attrs, int 
   CheckInputs(probe);
   InferCtx ctx(*this, inputs, ResolveNumOutputs(num_outputs, probe), node);
   SINGA_CHECK(infer, UnsupportedOp, ctx.where() << ": no shape inference registered");
+  internal::InferReadScope reads;
   SpecList specs = infer(ctx, attrs);
   SINGA_CHECK(static_cast<int>(specs.size()) >= ctx.num_outputs(), ShapeError,
               ctx.where() << ": shape inference gave " << specs.size() << " outputs, "
@@ -165,14 +166,20 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
     computed = backward_outputs;
   InferCtx ctx(*this, inputs, computed, node);
   if (alias) {
-    TensorList out = alias(ctx, attrs.get());
+    TensorList out = [&] {
+      internal::InferReadScope reads;
+      return alias(ctx, attrs.get());
+    }();
     out.resize(ctx.num_outputs());
     for (Tensor& t : out) t = t.Detach();  // a view is a new logical tensor
     internal::MaybeRecord(*this, attrs, inputs, out);
     return out;
   }
   SINGA_CHECK(infer, UnsupportedOp, ctx.where() << ": no shape inference registered");
-  SpecList specs = infer(ctx, attrs.get());
+  const SpecList specs = [&] {
+    internal::InferReadScope reads;
+    return infer(ctx, attrs.get());
+  }();
   SINGA_CHECK(static_cast<int>(specs.size()) >= ctx.num_outputs(), ShapeError,
               ctx.where() << ": shape inference gave " << specs.size() << " outputs, "
                           << ctx.num_outputs() << " requested");

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import backend_cases  # noqa: E402
 
-from singa import sonnx  # noqa: E402
+from singa import autograd, sonnx  # noqa: E402
 
 CASES = backend_cases.load_cases()
 SKIPS = backend_cases.read_skip_list()
@@ -27,6 +27,13 @@ CASE_TIMEOUT_S = 120
 def test_skip_list_names_real_cases():
     unknown = sorted(set(SKIPS) - set(CASES))
     assert not unknown, f"skip_list.txt names cases that do not exist: {unknown[:10]}"
+
+
+@pytest.fixture(autouse=True)
+def _inference():
+    """The backend suites are inference: SINGA's default mode after import
+    (nothing recorded), where runs use the static plan."""
+    autograd.training = False
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

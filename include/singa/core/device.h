@@ -93,9 +93,17 @@ class Block {
   size_t size() const { return bytes_; }
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
+  // Changes whenever an op writes the block (through Device::Exec, eager or
+  // replayed), from one process-wide counter: (block, version) names one
+  // content, so caches of values derived from a block (reordered weights,
+  // folded constants) can tell when they are stale.
+  uint64_t version() const { return version_; }
+  void Touch() { version_ = NextVersion(); }
 
  private:
+  static uint64_t NextVersion();
   void Allocate();
+  uint64_t version_ = NextVersion();
   Device device_;
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
@@ -117,6 +125,9 @@ class DeviceRuntime {
   void Record(Op op) { graph_.push_back(std::move(op)); }
   void EnableGraph(bool enable) { capturing_ = enable; }
   void RunGraph(bool sequential);
+  // Runs recorded ops in order, as Exec would have (their written blocks
+  // get new versions).
+  static void Replay(std::vector<Op>& ops);
   void ResetGraph() { graph_.clear(); }
   // Moves the recording out (a captured step keeps and replays its own).
   std::vector<Op> TakeGraph() { return std::exchange(graph_, {}); }
@@ -134,7 +145,8 @@ class DeviceRuntime {
 
 namespace internal {
 std::shared_ptr<Block> BlockOf(const Tensor& t);
-}
+void TouchBlock(const Tensor& t);
+}  // namespace internal
 
 // Runs the device's ops at once while alive, even during a graph capture: for
 // state created on a captured step that must not be re-created on every
@@ -156,6 +168,7 @@ void Device::Exec(F&& fn, std::span<const Tensor> reads, std::span<const Tensor>
   DeviceRuntime& rt = runtime();
   if (!rt.capturing()) {
     fn();
+    for (const Tensor& t : writes) internal::TouchBlock(t);
     return;
   }
   DeviceRuntime::Op op{std::function<void()>(std::forward<F>(fn)), {}, {}};

@@ -86,8 +86,23 @@ class SingaRep {
   // The prepared graph, for passes that build on it (the static plan).
   const Graph& graph() const { return *graph_; }
 
+  // Inference runs (grad mode off, training mode off, no graph capture in
+  // progress, no initializer overridden) use a static plan built once per
+  // input signature, cut and aux_output (src/onnx/plan.h): constants and
+  // shapes folded, BatchNormalization folded into Conv, Conv fused with a
+  // following Add and activation, and the run captured and replayed with
+  // one memory plan. Off, every run walks the prepared nodes. On by default.
+  void set_use_plan(bool on);
+  bool use_plan() const;
+  // How many plans exist (one per signature), and the op types of the
+  // latest one's nodes after folding and fusion: for tests and tools.
+  size_t num_plans() const;
+  std::vector<std::string> planned_op_types() const;
+
  private:
+  struct Plans;
   std::shared_ptr<Graph> graph_;
+  std::unique_ptr<Plans> plans_;
 };
 
 // Reads an ONNX file. External data is read relative to the file's folder.

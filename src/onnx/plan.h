@@ -1,0 +1,72 @@
+// The static inference plan of a prepared model for one input signature
+// (shapes and dtypes, the cut and the extra outputs). Building it runs the
+// model once, node by node, and learns from that run:
+//  - which values are constant for this signature: non-parameter constants,
+//    shapes (Shape, Size) and everything computed from them only. Their
+//    nodes are folded: their values become constants of the plan.
+//  - which nodes infer shapes from computed values (NonZero, a Reshape whose
+//    shape comes from data, control flow): those make the plan "dynamic".
+// It then rewrites the graph: a BatchNormalization after a Conv is folded
+// into the Conv's weights and bias, and a Conv followed by an Add of a
+// same-shaped value and/or a Relu, LeakyRelu or Clip becomes one FusedConv
+// (oneDNN post-ops). A static plan is captured through Device::Exec once:
+// runs replay the recording (no shape inference, no allocation: one arena
+// planned from the values' lifetimes) with the inputs copied in. A dynamic
+// plan walks the rewritten graph node by node.
+//
+// Folded weights come from parameters, which training may change: the plan
+// remembers the version of every block it read them from and is rebuilt
+// when one differs (fresh()).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "onnx/graph.h"
+
+namespace singa::sonnx {
+
+// Runs a node (any op or control flow) on its inputs; `values` are the
+// graph's values, which subgraphs may read.
+TensorList RunNode(const Graph& g, const Node& node, const TensorList& in,
+                   const std::vector<Tensor>& values);
+// Runs nodes [0, end) over `values`, dropping each value after its last
+// reader unless `keep` (when not empty) marks it.
+void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::vector<char>& keep);
+
+// A value's dtype and shape as the build run saw it.
+struct Spec {
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  friend bool operator==(const Spec&, const Spec&) = default;
+};
+
+class Plan {
+ public:
+  // Builds the plan for running nodes [0, end) of `g` with `values` (the
+  // graph's constants with the inputs bound) and returning `result_slots`.
+  // `first` receives the results of the run the build makes.
+  Plan(const Graph& g, std::vector<Tensor> values, int end, const std::vector<int>& result_slots,
+       TensorList& first);
+  // False once a parameter the plan folded has changed.
+  bool fresh() const;
+  bool captured() const { return !ops_.empty(); }
+  // The rewritten graph's op types (after folding and fusion).
+  std::vector<std::string> op_types() const;
+  // Runs the plan on `inputs` (one per graph input slot, checked by the
+  // caller). The results have memory of their own.
+  TensorList Run(const TensorList& inputs);
+
+ private:
+  void Rewrite(const Graph& g, int end, const std::vector<Tensor>& values,
+               const std::vector<Spec>& specs, const std::vector<char>& folded,
+               const std::vector<int>& result_slots);
+  void Capture(const TensorList& inputs);
+
+  std::shared_ptr<Graph> graph_;  // the rewritten graph, results as its outputs
+  std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> deps_;
+  TensorList inputs_, results_;  // a captured plan's placeholders and results
+  std::vector<DeviceRuntime::Op> ops_;
+};
+
+}  // namespace singa::sonnx

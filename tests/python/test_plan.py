@@ -1,0 +1,219 @@
+"""The static inference plan of sonnx (src/onnx/plan.h): folding, fusion,
+capture and replay give the numbers of the plain node walk and of
+onnxruntime; plans follow parameter changes; dynamic shapes still work."""
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from singa import autograd, opt, sonnx, tensor
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+@pytest.fixture(autouse=True)
+def _inference():
+    """SINGA's default after import: not training, nothing recorded."""
+    autograd.training = False
+
+
+def _block(opset=17, act="Relu"):
+    """x[N,8,6,6] -> Conv-BN-act -> Conv-BN (+x) -> act -> Shape/Gather/Concat/Reshape flatten
+    -> Gemm -> y[N,5]: a ResNet basic block with a torch-style flatten."""
+    rng = np.random.default_rng(0)
+    inits = []
+
+    def init(name, arr):
+        inits.append(numpy_helper.from_array(arr.astype(np.float32), name))
+        return name
+
+    nodes = []
+
+    def act_node(i, o):
+        if act == "Relu":
+            return helper.make_node("Relu", [i], [o])
+        if act == "LeakyRelu":
+            return helper.make_node("LeakyRelu", [i], [o], alpha=0.2)
+        return helper.make_node("Clip", [i, "clip_lo", "clip_hi"], [o])
+
+    inits.append(numpy_helper.from_array(np.array(0.0, np.float32), "clip_lo"))
+    inits.append(numpy_helper.from_array(np.array(0.5, np.float32), "clip_hi"))
+    for k in (1, 2):
+        init(f"w{k}", rng.standard_normal((8, 8, 3, 3)) * 0.2)
+        init(f"g{k}", rng.uniform(0.5, 1.5, 8))
+        init(f"b{k}", rng.standard_normal(8) * 0.1)
+        init(f"m{k}", rng.standard_normal(8) * 0.1)
+        init(f"v{k}", rng.uniform(0.5, 1.5, 8))
+    nodes += [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c1", "g1", "b1", "m1", "v1"], ["n1"],
+                         epsilon=1e-3),
+        act_node("n1", "a1"),
+        helper.make_node("Conv", ["a1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c2", "g2", "b2", "m2", "v2"], ["n2"]),
+        helper.make_node("Add", ["n2", "x"], ["s"]),
+        act_node("s", "a2"),
+        helper.make_node("Shape", ["a2"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+        helper.make_node("Unsqueeze", ["batch", "axes0"], ["batch1"]),
+        helper.make_node("Concat", ["batch1", "minus1"], ["newshape"], axis=0),
+        helper.make_node("Reshape", ["a2", "newshape"], ["flat"]),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], transB=1),
+    ]
+    inits += [
+        numpy_helper.from_array(np.array(0, np.int64), "zero"),
+        numpy_helper.from_array(np.array([0], np.int64), "axes0"),
+        numpy_helper.from_array(np.array([-1], np.int64), "minus1"),
+    ]
+    init("fc_w", rng.standard_normal((5, 8 * 6 * 6)) * 0.05)
+    init("fc_b", rng.standard_normal(5) * 0.1)
+    graph = helper.make_graph(
+        nodes, "block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 5])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(model)
+    return model
+
+
+def _x(n, seed=1):
+    return np.random.default_rng(seed).standard_normal((n, 8, 6, 6)).astype(np.float32)
+
+
+def _ort(model, x):
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, {"x": x})[0]
+
+
+def _np(ts):
+    return [tensor.to_numpy(t) for t in ts]
+
+
+@pytest.mark.parametrize("act", ["Relu", "LeakyRelu", "Clip"])
+def test_plan_folds_fuses_and_matches_onnxruntime(act):
+    model = _block(act=act)
+    rep = sonnx.prepare(model, "CPU")
+    assert rep.use_plan
+    for n in (2, 2, 3, 2):  # build, replay, a new signature, replay the first
+        x = _x(n, seed=n)
+        y = tensor.to_numpy(rep.run([x])[0])
+        np.testing.assert_allclose(y, _ort(model, x), rtol=RTOL, atol=ATOL)
+    assert rep.num_plans == 2
+    # BatchNormalization, Add and the activations fused into the convs, the
+    # shape computation folded: 4 of 13 nodes are left.
+    assert rep.planned_op_types == ["FusedConv", "FusedConv", "Reshape", "Gemm"]
+
+
+def test_plan_and_node_walk_agree_on_cuts_and_aux_outputs():
+    model = _block()
+    planned, walked = sonnx.prepare(model, "CPU"), sonnx.prepare(model, "CPU")
+    walked.use_plan = False
+    x = _x(2)
+    for kwargs in ({}, {"last_layers": -2}, {"aux_output": ["n1", "shape"]},
+                   {"last_layers": -8, "aux_output": ["c2"]}):
+        for _ in range(2):
+            got, want = _np(planned.run([x], **kwargs)), _np(walked.run([x], **kwargs))
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+    assert walked.num_plans == 0
+
+
+def test_results_of_a_run_are_not_overwritten_by_the_next():
+    rep = sonnx.prepare(_block(), "CPU")
+    rep.run([_x(2, seed=1)])  # builds the plan
+    a = rep.run([_x(2, seed=2)])[0]
+    a_values = tensor.to_numpy(a).copy()
+    rep.run([_x(2, seed=3)])
+    np.testing.assert_array_equal(tensor.to_numpy(a), a_values)
+
+
+def test_a_changed_parameter_rebuilds_the_plan():
+    model = _block()
+    rep = sonnx.prepare(model, "CPU")
+    x = _x(2)
+    rep.run([x])
+    rep.run([x])
+    # A folded BatchNormalization parameter and a conv weight change in place.
+    new_scale = np.full(8, 2.0, np.float32)
+    rep.params["g1"].copy_from_numpy(new_scale)
+    w2 = tensor.to_numpy(rep.params["w2"]) * 0.5
+    rep.params["w2"].copy_from_numpy(w2)
+    for init in model.graph.initializer:
+        if init.name == "g1":
+            init.CopyFrom(numpy_helper.from_array(new_scale, "g1"))
+        if init.name == "w2":
+            init.CopyFrom(numpy_helper.from_array(w2, "w2"))
+    y = tensor.to_numpy(rep.run([x])[0])
+    np.testing.assert_allclose(y, _ort(model, x), rtol=RTOL, atol=ATOL)
+
+
+def test_training_steps_between_inference_runs_are_seen():
+    model = _block()
+    rep = sonnx.prepare(model, "CPU")
+    walked = sonnx.prepare(model, "CPU")
+    walked.use_plan = False
+    x = _x(4)
+    rep.run([x])
+    rep.run([x])
+    sgd = opt.SGD(lr=0.1)
+    for r in (rep, walked):
+        autograd.training = True
+        try:
+            out = r.run([tensor.from_numpy(x)])[0]
+            loss = autograd.mse_loss(out, tensor.from_numpy(np.zeros((4, 5), np.float32)))
+            for p, g in autograd.backward(loss):
+                sgd.update(p, g)
+        finally:
+            autograd.training = False
+    np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]),
+                               tensor.to_numpy(walked.run([x])[0]), rtol=RTOL, atol=ATOL)
+
+
+def test_shapes_computed_from_data_use_a_node_walk_plan():
+    """NonZero's output shape depends on the input's values: the plan cannot
+    be captured and must give the right shape for each input."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("NonZero", ["r"], ["nz"]),
+         helper.make_node("Shape", ["nz"], ["s"]),
+         helper.make_node("Cast", ["s"], ["y"], to=TensorProto.FLOAT)],
+        "nz", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    rep = sonnx.prepare(model, "CPU")
+    for x in ([1, -1, 2, -2, 3, -3], [1, 1, 1, 1, -1, 1], [-1] * 6, [2] * 6):
+        x = np.array(x, np.float32)
+        y = tensor.to_numpy(rep.run([x])[0])
+        np.testing.assert_array_equal(y, [1, (x > 0).sum()])
+
+
+@pytest.mark.parametrize("reference", [False, True])
+@pytest.mark.parametrize("act,alpha,beta", [("", 0.0, 0.0), ("Relu", 0.0, 0.0),
+                                            ("LeakyRelu", 0.1, 0.0), ("Clip", -0.2, 0.3)])
+@pytest.mark.parametrize("with_z", [False, True])
+def test_fused_conv_is_conv_plus_z_then_activation(reference, act, alpha, beta, with_z):
+    """The planner's FusedConv (ai.singa), fast (oneDNN post-ops) and
+    reference kernels, against Conv, Add and the activation run one by one."""
+    from singa import _singa
+    rng = np.random.default_rng(0)
+    x = tensor.from_numpy(rng.standard_normal((2, 16, 7, 7)).astype(np.float32))
+    w = tensor.from_numpy(rng.standard_normal((16, 8, 3, 3)).astype(np.float32) * 0.2)
+    b = tensor.from_numpy(rng.standard_normal(16).astype(np.float32))
+    z = tensor.from_numpy(rng.standard_normal((2, 16, 4, 4)).astype(np.float32))
+    geo = {"pads": [1, 1, 1, 1], "strides": [2, 2], "group": 2}
+    y = _singa.call_op("Conv", [x.data, w.data, b.data], geo)[0]
+    if with_z:
+        y = _singa.call_op("Add", [y, z.data])[0]
+    want = tensor.to_numpy(y).copy()
+    if act == "Relu":
+        want = np.maximum(want, 0)
+    elif act == "LeakyRelu":
+        want = np.where(want < 0, alpha * want, want)
+    elif act == "Clip":
+        want = np.clip(want, alpha, beta)
+    inputs = [x.data, w.data, b.data] + ([z.data] if with_z else [])
+    got = _singa.call_op("FusedConv", inputs,
+                         dict(geo, activation=act, alpha=alpha, beta=beta),
+                         reference=reference, domain="ai.singa")[0]
+    np.testing.assert_allclose(tensor.to_numpy(got), want, rtol=1e-5, atol=1e-5)
