@@ -1,10 +1,12 @@
 // TopK: the k largest (largest=1) or smallest elements along `axis`, with
-// their int64 indices; equal values keep the lower index first. Opset 1 takes
+// their int64 indices; equal values keep the lower index first and NaN
+// counts as the largest value. Opset 1 takes
 // k as an attribute, later versions as a one-element int64 input. The order
 // with sorted=0 is unspecified: we return them sorted. The gradient of Values
 // goes back to the positions it was read from.
 // https://onnx.ai/onnx/operators/onnx__TopK.html
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "ops/common.h"
@@ -27,6 +29,17 @@ int64_t K(const InferCtx& c, const TopKAttrs& a) {
 }
 
 int64_t Axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
+// NaN sorts above every number (as in numpy's sort, the oracle), and NaNs
+// tie: a strict weak order even with NaNs.
+template <class V>
+bool Less(V x, V y) {
+  if constexpr (std::is_floating_point_v<V>) {
+    if (std::isnan(x)) return false;
+    if (std::isnan(y)) return true;
+  }
+  return x < y;
+}
 
 SpecList Infer(const InferCtx& c, const TopKAttrs& a) {
   const int64_t rank = c.rank(0);
@@ -70,7 +83,8 @@ void Forward(KernelCtx& k, const TopKAttrs& a) {
                     for (int64_t j = 0; j < n; ++j) v[j] = static_cast<A>(line[j * inner]);
                     std::iota(order.begin(), order.end(), int64_t{0});
                     auto before = [&](int64_t p, int64_t q) {
-                      if (v[p] != v[q]) return a.largest ? v[p] > v[q] : v[p] < v[q];
+                      if (Less(v[p], v[q])) return !a.largest;
+                      if (Less(v[q], v[p])) return a.largest;
                       return p < q;
                     };
                     std::partial_sort(order.begin(), order.begin() + kk, order.end(), before);

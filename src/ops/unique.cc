@@ -6,6 +6,7 @@
 // values, so shape inference runs the same grouping the kernel does.
 // https://onnx.ai/onnx/operators/onnx__Unique.html
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <optional>
 
@@ -44,6 +45,17 @@ Layout LayoutOf(const Shape& s, const std::optional<int64_t>& axis) {
   return l;
 }
 
+// NaN sorts after every number and NaNs are equal (numpy's unique, the
+// oracle, does the same): a strict weak order even with NaNs.
+template <class V>
+bool Less(const V& x, const V& y) {
+  if constexpr (std::is_floating_point_v<V>) {
+    if (std::isnan(x)) return false;
+    if (std::isnan(y)) return true;
+  }
+  return x < y;
+}
+
 template <class E>
 Groups GroupSlices(const E* x, const Layout& l, bool sorted) {
   using V = std::conditional_t<std::is_same_v<E, std::string>, std::string, Acc<E>>;
@@ -55,8 +67,8 @@ Groups GroupSlices(const E* x, const Layout& l, bool sorted) {
   auto cmp = [&](int64_t p, int64_t q) {
     for (int64_t e = 0; e < len; ++e) {
       const V a = at(p, e), b = at(q, e);
-      if (a < b) return -1;
-      if (b < a) return 1;
+      if (Less(a, b)) return -1;
+      if (Less(b, a)) return 1;
     }
     return 0;
   };

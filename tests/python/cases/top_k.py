@@ -25,6 +25,13 @@ CASES = [
     Case("TopK", [T((3, 6), values=TIES), V([3])], outputs=2, opset=11, grad=False,
          id="opset11"),
 ]
+NAN = float("nan")
+CASES += [
+    Case("TopK", [T((2, 5), values=[[1, NAN, 3, NAN, -2], [NAN, 0, 0, 5, 1]]), V([3])],
+         outputs=2, dtypes=F, grad=False, id="nan_largest"),
+    Case("TopK", [T((2, 5), values=[[1, NAN, 3, NAN, -2], [NAN, 0, 0, 5, 1]]), V([4])],
+         {"largest": 0}, outputs=2, dtypes=F, grad=False, id="nan_smallest"),
+]
 ERROR_CASES = [
     ErrorCase("TopK", [T((3, 4)), V([5])], match="out of range"),
     ErrorCase("TopK", [T((3, 4)), V([-1])], match="out of range"),

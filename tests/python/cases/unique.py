@@ -24,6 +24,11 @@ CASES = [
     Case("Unique", [T((10,), values=DUPS)], outputs=4, opset=28,
          dtypes=["bfloat16", "float32"], id="opset28"),
 ]
+NAN = float("nan")
+CASES += [
+    Case("Unique", [T((7,), values=[2, NAN, 1, NAN, 2, 0, NAN])], outputs=4,
+         dtypes=["float32", "float64"], id="nan"),
+]
 ERROR_CASES = [
     ErrorCase("Unique", [T((3, 4))], {"axis": 2}, match="out of range"),
     ErrorCase("Unique", [T((3, 4))], {"axis": -3}, match="out of range"),
