@@ -151,12 +151,12 @@ void HardSwishFast(KernelCtx& k, const NoAttrs& a) {
 }
 
 // ---- Softplus, Softsign, ThresholdedRelu, Mish -------------------------------------
-void SoftplusRef(KernelCtx& k, const NoAttrs&) {
+// NOTE: no oneDNN kernel: its soft_relu and mish lose relative precision
+// where softplus is small (measured in float32: 1.9e-2 relative error for
+// Softplus at x = -8, 1.3e-3 for Mish), which the expanded Mish of the ONNX
+// suite sees; the loop is within an ulp or two.
+void SoftplusForward(KernelCtx& k, const NoAttrs&) {
   FloatMap(k.input(0), k.output(0), [](auto v) { return Softplus(v); });
-}
-void SoftplusFast(KernelCtx& k, const NoAttrs& a) {
-  // soft_relu with alpha 1 is log(1 + e^x).
-  EltwiseOr(k, a, algorithm::eltwise_soft_relu, 1.f, 0.f, SoftplusRef);
 }
 
 void SoftsignForward(KernelCtx& k, const NoAttrs&) {
@@ -171,11 +171,8 @@ void ThresholdedReluForward(KernelCtx& k, const ThresholdedReluAttrs& a) {
            [&](auto v) { return v > decltype(v)(a.alpha) ? v : decltype(v)(0); });
 }
 
-void MishRef(KernelCtx& k, const NoAttrs&) {
+void MishForward(KernelCtx& k, const NoAttrs&) {
   FloatMap(k.input(0), k.output(0), [](auto v) { return v * std::tanh(Softplus(v)); });
-}
-void MishFast(KernelCtx& k, const NoAttrs& a) {
-  EltwiseOr(k, a, algorithm::eltwise_mish, 0.f, 0.f, MishRef);
 }
 
 // ---- Gelu ---------------------------------------------------------------------------
@@ -483,6 +480,16 @@ SINGA_REGISTER_OP(Celu, EluAttrs)
     .infer(SameAsInput(0))
     .kernel(CeluForward)
     .backward(CeluBackward);
+// 28 added float16, bfloat16 and float64.
+SINGA_REGISTER_OP(Celu, EluAttrs)
+    .since_opset(28)
+    .inputs({"X"})
+    .outputs({"Y"})
+    .attr("alpha", &EluAttrs::alpha)
+    .dtypes(dtypes::kFloats)
+    .infer(SameAsInput(0))
+    .kernel(CeluForward)
+    .backward(CeluBackward);
 SINGA_REGISTER_OP(Sigmoid, NoAttrs)
     .since_opset(6)
     .inputs({"X"})
@@ -518,8 +525,7 @@ SINGA_REGISTER_OP(Softplus, NoAttrs)
     .outputs({"Y"})
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(SoftplusFast)
-    .reference(SoftplusRef)
+    .kernel(SoftplusForward)
     .backward(SoftplusBackward);
 SINGA_REGISTER_OP(Softsign, NoAttrs)
     .since_opset(1)
@@ -544,8 +550,7 @@ SINGA_REGISTER_OP(Mish, NoAttrs)
     .outputs({"Y"})
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(MishFast)
-    .reference(MishRef)
+    .kernel(MishForward)
     .backward(MishBackward);
 SINGA_REGISTER_OP(Gelu, GeluAttrs)
     .since_opset(20)

@@ -2,7 +2,8 @@
 // blocksize b, each a reshape to 6-D, a transpose and a reshape back:
 //   DepthToSpace DCR: [N, b, b, C/b^2, H, W]  perm {0, 3, 4, 1, 5, 2} -> [N, C/b^2, H*b, W*b]
 //   DepthToSpace CRD: [N, C/b^2, b, b, H, W]  perm {0, 1, 4, 2, 5, 3} -> same
-//   SpaceToDepth:     [N, C, H/b, b, W/b, b]  perm {0, 3, 5, 1, 2, 4} -> [N, C*b^2, H/b, W/b]
+//   SpaceToDepth DCR: [N, C, H/b, b, W/b, b]  perm {0, 3, 5, 1, 2, 4} -> [N, C*b^2, H/b, W/b]
+//   SpaceToDepth CRD: [N, C, H/b, b, W/b, b]  perm {0, 1, 3, 5, 2, 4} -> same
 // The backward moves the gradient through the inverse permutation.
 // https://onnx.ai/onnx/operators/onnx__DepthToSpace.html
 // https://onnx.ai/onnx/operators/onnx__SpaceToDepth.html
@@ -17,6 +18,7 @@ struct D2SAttrs {
 };
 struct S2DAttrs {
   int64_t blocksize = 0;
+  std::string mode = "DCR";
 };
 
 // The 6-D view of the input, the permutation and the output shape.
@@ -32,8 +34,9 @@ Plan D2SPlan(const Shape& x, int64_t b, bool crd) {
     return {{n, c / (b * b), b, b, h, w}, {0, 1, 4, 2, 5, 3}, {n, c / (b * b), h * b, w * b}};
   return {{n, b, b, c / (b * b), h, w}, {0, 3, 4, 1, 5, 2}, {n, c / (b * b), h * b, w * b}};
 }
-Plan S2DPlan(const Shape& x, int64_t b) {
+Plan S2DPlan(const Shape& x, int64_t b, bool crd) {
   const int64_t n = x[0], c = x[1], h = x[2], w = x[3];
+  if (crd) return {{n, c, h / b, b, w / b, b}, {0, 1, 3, 5, 2, 4}, {n, c * b * b, h / b, w / b}};
   return {{n, c, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4}, {n, c * b * b, h / b, w / b}};
 }
 
@@ -54,10 +57,12 @@ SpecList D2SInfer(const InferCtx& c, const D2SAttrs& a) {
 }
 SpecList S2DInfer(const InferCtx& c, const S2DAttrs& a) {
   CheckCommon(c, a.blocksize);
+  SINGA_CHECK(a.mode == "DCR" || a.mode == "CRD", ShapeError,
+              c.where() << ": mode must be DCR or CRD, got '" << a.mode << "'");
   SINGA_CHECK(c.shape(0)[2] % a.blocksize == 0 && c.shape(0)[3] % a.blocksize == 0, ShapeError,
               c.where() << ": height and width must be divisible by blocksize " << a.blocksize
                         << " (" << c.inputs_string() << ")");
-  return {{c.dtype(0), S2DPlan(c.shape(0), a.blocksize).out}};
+  return {{c.dtype(0), S2DPlan(c.shape(0), a.blocksize, a.mode == "CRD").out}};
 }
 
 Shape Permuted(const Shape& s, const std::vector<int64_t>& perm) {
@@ -77,7 +82,7 @@ void D2SForward(KernelCtx& k, const D2SAttrs& a) {
   Move(k, D2SPlan(k.input(0).shape(), a.blocksize, a.mode == "CRD"));
 }
 void S2DForward(KernelCtx& k, const S2DAttrs& a) {
-  Move(k, S2DPlan(k.input(0).shape(), a.blocksize));
+  Move(k, S2DPlan(k.input(0).shape(), a.blocksize, a.mode == "CRD"));
 }
 
 // dX: dY seen in the permuted 6-D shape, transposed back, reshaped to X.
@@ -94,7 +99,7 @@ TensorList D2SBackward(const GradCtx& g, const D2SAttrs& a) {
 }
 TensorList S2DBackward(const GradCtx& g, const S2DAttrs& a) {
   const Shape& x = g.input(0).shape();
-  return {Unmove(g.grad_output(0), S2DPlan(x, a.blocksize), x)};
+  return {Unmove(g.grad_output(0), S2DPlan(x, a.blocksize, a.mode == "CRD"), x)};
 }
 
 }  // namespace
@@ -144,6 +149,18 @@ SINGA_REGISTER_OP(SpaceToDepth, S2DAttrs)
     .inputs({"input"})
     .outputs({"output"})
     .attr("blocksize", &S2DAttrs::blocksize, true)
+    .dtypes(dtypes::kAll)
+    .infer(S2DInfer)
+    .kernel(S2DForward)
+    .backward(S2DBackward);
+
+// 28 added `mode` (CRD is the inverse of DepthToSpace's CRD).
+SINGA_REGISTER_OP(SpaceToDepth, S2DAttrs)
+    .since_opset(28)
+    .inputs({"input"})
+    .outputs({"output"})
+    .attr("blocksize", &S2DAttrs::blocksize, true)
+    .attr("mode", &S2DAttrs::mode)
     .dtypes(dtypes::kAll)
     .infer(S2DInfer)
     .kernel(S2DForward)

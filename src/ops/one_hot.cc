@@ -107,5 +107,16 @@ SINGA_REGISTER_OP(OneHot, OneHotAttrs)
     .dtypes(kValueTypes, {2})
     .infer(Infer)
     .kernel(Forward<true>);
+// 28 added bfloat16 values.
+SINGA_REGISTER_OP(OneHot, OneHotAttrs)
+    .since_opset(28)
+    .inputs({"indices", "depth", "values"})
+    .outputs({"output"})
+    .attr("axis", &OneHotAttrs::axis)
+    .dtypes(kIndexTypes, {0})
+    .dtypes(kIndexTypes, {1})
+    .dtypes(dtypes::kAll, {2})
+    .infer(Infer)
+    .kernel(Forward<true>);
 
 }  // namespace singa

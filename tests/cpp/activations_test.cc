@@ -10,8 +10,8 @@ const std::vector<DType> kDnnlFloats = {DType::kFloat32, DType::kBFloat16, DType
 
 TEST(Activations, OneDnnEltwiseRows) {
   const std::vector<Shape> shapes = {{2, 3, 4}, {}, {0, 3}, {3, 70000}};
-  for (const char* op : {"Relu", "LeakyRelu", "Elu", "Selu", "Sigmoid", "HardSigmoid", "HardSwish",
-                         "Softplus", "Mish", "Gelu"})
+  for (const char* op :
+       {"Relu", "LeakyRelu", "Elu", "Selu", "Sigmoid", "HardSigmoid", "HardSwish", "Gelu"})
     for (const Shape& s : shapes) CheckRow({op, {s}, {}, kDnnlFloats});
 }
 

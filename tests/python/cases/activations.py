@@ -34,6 +34,8 @@ CASES += [
     Case("Elu", [T((2, 3))], {"alpha": 0.5}),
     Case("Selu", [T((2, 3))], {"alpha": 1.5, "gamma": 2.0}),
     Case("Celu", [T((2, 3))], {"alpha": 2.0}),
+    Case("Celu", [T((2, 3), low=-6, high=6)], {"alpha": 2.0}, opset=28, id="opset28"),
+    Case("Celu", [T((0, 3))], opset=28, id="opset28_empty"),
     Case("HardSigmoid", [T((2, 3))], {"alpha": 0.3, "beta": 0.4}),
     Case("ThresholdedRelu", [T((2, 3))], {"alpha": 0.5}),
     Case("Gelu", [T((2, 3, 4))], {"approximate": "tanh"}, dtypes=_GELU_FLOATS),

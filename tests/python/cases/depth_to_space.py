@@ -19,6 +19,11 @@ CASES = [
     Case("SpaceToDepth", [T((0, 2, 4, 6))], {"blocksize": 2}, dtypes=F, id="empty"),
     Case("SpaceToDepth", [T((2, 16, 64, 64))], {"blocksize": 4}, dtypes=["float32"], id="large"),
     Case("SpaceToDepth", [T((1, 2, 4, 6))], {"blocksize": 2}, opset=1, dtypes=F, id="opset1"),
+    Case("SpaceToDepth", [T((2, 3, 4, 6))], {"blocksize": 2, "mode": "CRD"}, opset=28, id="crd"),
+    Case("SpaceToDepth", [T((1, 2, 6, 3))], {"blocksize": 3, "mode": "DCR"}, opset=28, dtypes=F,
+         id="dcr28"),
+    Case("SpaceToDepth", [T((0, 2, 4, 6))], {"blocksize": 2, "mode": "CRD"}, opset=28, dtypes=F,
+         id="crd_empty"),
 ]
 ERROR_CASES = [
     ErrorCase("DepthToSpace", [T((1, 6, 2, 2))], {"blocksize": 2}, match="divisible"),

@@ -1,4 +1,5 @@
 """Rows for src/ops/one_hot.cc."""
+import ml_dtypes
 import numpy as np
 
 from op_harness import Case, ErrorCase, T, V
@@ -24,6 +25,12 @@ CASES = [
     # its rows use non-negative ones.
     Case("OneHot", [T((2, 3), values=[[1, 0, 4], [2, 0, 3]]), V(5), F32V], opset=9,
          dtypes=["int64", "float32"], id="opset9"),
+]
+CASES += [
+    Case("OneHot", [T((2, 3), values=IDX), V(5), V([-2.5, 3.0], ml_dtypes.bfloat16)],
+         {"axis": 1}, opset=28, dtypes=["int64"], id="bfloat16_values"),
+    Case("OneHot", [T((2, 3), values=IDX), V(5), V([1.0, 2.0], np.float64)], opset=28,
+         dtypes=["int32", "float32"], id="opset28"),
 ]
 ERROR_CASES = [
     ErrorCase("OneHot", [V([0, 1]), V([2, 3]), F32V], match="depth must hold one value"),
