@@ -1,0 +1,419 @@
+// RNN, GRU, LSTM: the ONNX recurrent layers, every attribute (direction
+// forward/reverse/bidirectional, activations with their alpha/beta, clip,
+// layout, GRU's linear_before_reset, LSTM's input_forget and peepholes) and
+// the optional inputs (B, sequence_lens, initial_h, initial_c, P).
+//
+// One loop serves the three: the input projection X @ W^T of every time step
+// is one GEMM per direction; each step adds H_{t-1} @ R^T (one GEMM, oneDNN's
+// matmul in the fast kernel, plain loops in the reference one) and applies
+// the cell's gate equations. Half-precision inputs compute in float32.
+// Batch entries past their sequence_lens keep their state and output zeros.
+// https://onnx.ai/onnx/operators/onnx__RNN.html
+// https://onnx.ai/onnx/operators/onnx__GRU.html
+// https://onnx.ai/onnx/operators/onnx__LSTM.html
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <optional>
+
+#include "kernels/cpu/matmul.h"
+#include "ops/common.h"
+
+namespace singa {
+namespace {
+
+enum class Cell { kRnn, kGru, kLstm };
+
+struct RecurrentAttrs {
+  std::vector<float> activation_alpha, activation_beta;
+  std::vector<std::string> activations;
+  std::optional<float> clip;
+  std::string direction = "forward";
+  std::optional<int64_t> hidden_size;
+  int64_t layout = 0;
+  int64_t linear_before_reset = 0;  // GRU
+  int64_t input_forget = 0;         // LSTM
+};
+
+int Gates(Cell cell) { return cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4; }
+// Activations per direction: f (RNN); f, g (GRU); f, g, h (LSTM).
+int ActsPerDirection(Cell cell) { return cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 2 : 3; }
+const char* CellName(Cell cell) {
+  return cell == Cell::kRnn ? "RNN" : cell == Cell::kGru ? "GRU" : "LSTM";
+}
+
+// ---- activation functions ----------------------------------------------------
+
+enum class ActKind {
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
+};
+
+struct Activation {
+  ActKind kind = ActKind::kTanh;
+  double alpha = 0, beta = 0;
+  double operator()(double x) const {
+    switch (kind) {
+      case ActKind::kRelu:
+        return x > 0 ? x : 0;
+      case ActKind::kTanh:
+        return std::tanh(x);
+      case ActKind::kSigmoid:
+        return 1 / (1 + std::exp(-x));
+      case ActKind::kAffine:
+        return alpha * x + beta;
+      case ActKind::kLeakyRelu:
+        return x >= 0 ? x : alpha * x;
+      case ActKind::kThresholdedRelu:
+        return x > alpha ? x : 0;
+      case ActKind::kScaledTanh:
+        return alpha * std::tanh(beta * x);
+      case ActKind::kHardSigmoid:
+        return std::clamp(alpha * x + beta, 0.0, 1.0);
+      case ActKind::kElu:
+        return x >= 0 ? x : alpha * (std::exp(x) - 1);
+      case ActKind::kSoftsign:
+        return x / (1 + std::abs(x));
+      case ActKind::kSoftplus:
+        return std::log1p(std::exp(x));
+    }
+    return x;
+  }
+};
+
+// Parses the activation list; alpha/beta values are consumed in order by the
+// activations that take them, the others use the ONNX ops' defaults.
+std::vector<Activation> ParseActivations(const RecurrentAttrs& a, Cell cell, int dirs,
+                                         const std::string& where) {
+  std::vector<std::string> names = a.activations;
+  const int per = ActsPerDirection(cell);
+  if (names.empty()) {
+    const std::vector<std::string> defaults =
+        cell == Cell::kRnn   ? std::vector<std::string>{"Tanh"}
+        : cell == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                             : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+    for (int d = 0; d < dirs; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
+  } else if (static_cast<int>(names.size()) == per && dirs == 2) {
+    names.insert(names.end(), a.activations.begin(), a.activations.end());
+  }
+  SINGA_CHECK(static_cast<int>(names.size()) == per * dirs, ShapeError,
+              where << ": expected " << per * dirs << " activations, got " << names.size());
+  size_t ai = 0, bi = 0;
+  auto take = [](const std::vector<float>& v, size_t& i, double dflt) {
+    return i < v.size() ? static_cast<double>(v[i++]) : dflt;
+  };
+  std::vector<Activation> acts;
+  for (const std::string& n : names) {
+    std::string s = n;
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
+    Activation act;
+    if (s == "relu") {
+      act.kind = ActKind::kRelu;
+    } else if (s == "tanh") {
+      act.kind = ActKind::kTanh;
+    } else if (s == "sigmoid") {
+      act.kind = ActKind::kSigmoid;
+    } else if (s == "affine") {
+      act = {ActKind::kAffine, take(a.activation_alpha, ai, 1.0), take(a.activation_beta, bi, 0.0)};
+    } else if (s == "leakyrelu") {
+      act = {ActKind::kLeakyRelu, take(a.activation_alpha, ai, 0.01), 0};
+    } else if (s == "thresholdedrelu") {
+      act = {ActKind::kThresholdedRelu, take(a.activation_alpha, ai, 1.0), 0};
+    } else if (s == "scaledtanh") {
+      act = {ActKind::kScaledTanh, take(a.activation_alpha, ai, 1.0),
+             take(a.activation_beta, bi, 1.0)};
+    } else if (s == "hardsigmoid") {
+      act = {ActKind::kHardSigmoid, take(a.activation_alpha, ai, 0.2),
+             take(a.activation_beta, bi, 0.5)};
+    } else if (s == "elu") {
+      act = {ActKind::kElu, take(a.activation_alpha, ai, 1.0), 0};
+    } else if (s == "softsign") {
+      act.kind = ActKind::kSoftsign;
+    } else if (s == "softplus") {
+      act.kind = ActKind::kSoftplus;
+    } else {
+      throw ShapeError(where + ": unknown activation '" + n + "'");
+    }
+    acts.push_back(act);
+  }
+  return acts;
+}
+
+int Directions(const std::string& direction, const std::string& where) {
+  SINGA_CHECK(
+      direction == "forward" || direction == "reverse" || direction == "bidirectional", ShapeError,
+      where << ": direction must be forward, reverse or bidirectional, got '" << direction << "'");
+  return direction == "bidirectional" ? 2 : 1;
+}
+
+// ---- shape inference -----------------------------------------------------------
+
+// Inputs: X, W, R, B?, sequence_lens?, initial_h?, (LSTM) initial_c?, P?.
+SpecList InferRecurrent(const InferCtx& c, const RecurrentAttrs& a, Cell cell) {
+  const std::string where = c.where();
+  const int dirs = Directions(a.direction, where);
+  SINGA_CHECK(a.layout == 0 || a.layout == 1, ShapeError,
+              where << ": layout must be 0 or 1, got " << a.layout);
+  SINGA_CHECK(c.rank(0) == 3 && c.rank(1) == 3 && c.rank(2) == 3, ShapeError,
+              where << ": X, W and R must be 3-D (" << c.inputs_string() << ")");
+  const Shape& x = c.shape(0);
+  const int64_t seq = a.layout == 0 ? x[0] : x[1], batch = a.layout == 0 ? x[1] : x[0];
+  const int64_t in = x[2];
+  const int64_t hidden = c.shape(2)[2];
+  const int64_t g = Gates(cell);
+  SINGA_CHECK(!a.hidden_size || *a.hidden_size == hidden, ShapeError,
+              where << ": hidden_size " << *a.hidden_size << " differs from R's ("
+                    << c.inputs_string() << ")");
+  SINGA_CHECK(c.shape(1) == (Shape{dirs, g * hidden, in}) &&
+                  c.shape(2) == (Shape{dirs, g * hidden, hidden}),
+              ShapeError,
+              where << ": W must be [" << dirs << ", " << g * hidden << ", " << in << "] and R ["
+                    << dirs << ", " << g * hidden << ", " << hidden << "] (" << c.inputs_string()
+                    << ")");
+  if (c.has_input(3))
+    SINGA_CHECK(c.shape(3) == (Shape{dirs, 2 * g * hidden}), ShapeError,
+                where << ": B must be [" << dirs << ", " << 2 * g * hidden << "] ("
+                      << c.inputs_string() << ")");
+  if (c.has_input(4)) {
+    SINGA_CHECK(
+        c.dtype(4) == DType::kInt32 && c.shape(4) == (Shape{batch}), ShapeError,
+        where << ": sequence_lens must be int32[" << batch << "] (" << c.inputs_string() << ")");
+  }
+  const Shape state = a.layout == 0 ? Shape{dirs, batch, hidden} : Shape{batch, dirs, hidden};
+  for (int i : {5, 6}) {
+    if (i == 6 && cell != Cell::kLstm) break;
+    if (c.has_input(i))
+      SINGA_CHECK(c.shape(i) == state, ShapeError,
+                  where << ": initial states must be " << ToString(state) << " ("
+                        << c.inputs_string() << ")");
+  }
+  if (cell == Cell::kLstm && c.has_input(7))
+    SINGA_CHECK(c.shape(7) == (Shape{dirs, 3 * hidden}), ShapeError,
+                where << ": P must be [" << dirs << ", " << 3 * hidden << "] (" << c.inputs_string()
+                      << ")");
+  ParseActivations(a, cell, dirs, where);
+  const Shape y = a.layout == 0 ? Shape{seq, dirs, batch, hidden} : Shape{batch, seq, dirs, hidden};
+  SpecList specs = {{c.dtype(0), y}, {c.dtype(0), state}};
+  if (cell == Cell::kLstm) specs.push_back({c.dtype(0), state});
+  return specs;
+}
+
+// ---- kernel --------------------------------------------------------------------
+
+// y = a @ b^T (a [M, K], b [N, K], y [M, N] dense).
+void GemmNT(const Tensor& a, const Tensor& b, const Tensor& y, bool fast) {
+  if (y.numel() == 0) return;
+  const Tensor bt = b.Transpose();
+  if (!fast || !cpu::DnnlMatMul(a, bt, y)) cpu::MatMulLoops(a, bt, y);
+}
+
+// The input as a dense tensor of the compute dtype.
+Tensor Dense(const Tensor& t, DType dt) {
+  return (t.dtype() == dt ? t : t.AsType(dt)).Contiguous();
+}
+
+template <class C>
+void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
+  const DType cd = DTypeOf<C>();
+  const int dirs = a.direction == "bidirectional" ? 2 : 1;
+  const std::vector<Activation> acts = ParseActivations(a, cell, dirs, CellName(cell));
+  const int per = ActsPerDirection(cell);
+  Tensor x = k.input(0);
+  if (a.layout == 1) x = x.Permute({1, 0, 2});
+  x = Dense(x, cd);
+  const int64_t seq = x.shape()[0], batch = x.shape()[1], in = x.shape()[2];
+  const int64_t hidden = k.input(2).shape()[2];
+  const int64_t g = Gates(cell), gh = g * hidden;
+  const Tensor w = Dense(k.input(1), cd), r = Dense(k.input(2), cd);
+  const Tensor b = k.has_input(3) ? Dense(k.input(3), cd) : Tensor::Zeros({dirs, 2 * gh}, cd);
+  std::vector<int64_t> lens(batch, seq);
+  if (k.has_input(4)) {
+    const std::vector<int64_t> v = k.input(4).ToVector<int64_t>();
+    for (int64_t i = 0; i < batch; ++i) lens[i] = std::clamp<int64_t>(v[i], 0, seq);
+  }
+  auto state_in = [&](int i) {
+    if (!k.has_input(i)) return Tensor::Zeros({dirs, batch, hidden}, cd);
+    Tensor s = k.input(i);
+    if (a.layout == 1) s = s.Permute({1, 0, 2});
+    return Dense(s, cd).Clone();
+  };
+  const bool lstm = cell == Cell::kLstm;
+  Tensor h = state_in(5);
+  Tensor cst = lstm ? state_in(6) : Tensor();
+  const Tensor p = lstm && k.has_input(7) ? Dense(k.input(7), cd) : Tensor();
+  // Y in [seq, dirs, batch, hidden] order, zero where a sequence has ended.
+  Tensor y = Tensor::Zeros({seq, dirs, batch, hidden}, cd);
+  const bool has_clip = a.clip.has_value();
+  const double clip = has_clip ? *a.clip : 0.0;
+  auto clipped = [&](double v) { return has_clip ? std::clamp(v, -clip, clip) : v; };
+
+  // GRU without linear_before_reset multiplies R_h by r * H: that part of
+  // the recurrent product waits for r, so hr holds only z's and r's columns.
+  const bool split_h = cell == Cell::kGru && a.linear_before_reset == 0;
+  const int64_t hs = split_h ? 2 * hidden : gh;  // row stride of hr
+  Tensor hr({batch, hs}, cd), hr2({batch, hidden}, cd), rh({batch, hidden}, cd);
+  for (int d = 0; d < dirs; ++d) {
+    const bool reverse = a.direction == "reverse" || d == 1;
+    const Activation& f = acts[d * per];
+    const Activation& gact = per > 1 ? acts[d * per + 1] : f;
+    const Activation& hact = per > 2 ? acts[d * per + 2] : f;
+    const Tensor wd = w.Slice(0, d, d + 1).Reshape({gh, in});
+    const Tensor rd = r.Slice(0, d, d + 1).Reshape({gh, hidden});
+    Tensor xw({seq * batch, gh}, cd);
+    GemmNT(x.Reshape({seq * batch, in}), wd, xw, fast);
+    const C* wb = b.data<C>() + d * 2 * gh;
+    const C* rb = wb + gh;
+    const C* pd = p.defined() ? p.data<C>() + d * 3 * hidden : nullptr;
+    Tensor hd = h.Slice(0, d, d + 1).Reshape({batch, hidden});
+    C* hp = hd.data<C>();
+    C* cp = lstm ? cst.data<C>() + d * batch * hidden : nullptr;
+    for (int64_t step = 0; step < seq; ++step) {
+      const int64_t t = reverse ? seq - 1 - step : step;
+      GemmNT(hd, split_h ? rd.Slice(0, 0, 2 * hidden) : rd, hr, fast);
+      const C* xwt = xw.data<C>() + t * batch * gh;
+      C* hrp = hr.data<C>();
+      C* yt = y.data<C>() + (t * dirs + d) * batch * hidden;
+      if (cell == Cell::kRnn) {
+        for (int64_t bi = 0; bi < batch; ++bi) {
+          if (t >= lens[bi]) continue;
+          for (int64_t j = 0; j < hidden; ++j) {
+            const int64_t q = bi * gh + j;
+            const double v = f(clipped(double(xwt[q]) + hrp[q] + wb[j] + rb[j]));
+            hp[bi * hidden + j] = static_cast<C>(v);
+            yt[bi * hidden + j] = static_cast<C>(v);
+          }
+        }
+      } else if (cell == Cell::kGru) {
+        // z and r first; the candidate needs r.
+        std::vector<double> z(batch * hidden), rg(batch * hidden);
+        for (int64_t bi = 0; bi < batch; ++bi)
+          for (int64_t j = 0; j < hidden; ++j) {
+            const int64_t q = bi * gh, qr = bi * hs;
+            z[bi * hidden + j] = f(clipped(double(xwt[q + j]) + hrp[qr + j] + wb[j] + rb[j]));
+            rg[bi * hidden + j] = f(clipped(double(xwt[q + hidden + j]) + hrp[qr + hidden + j] +
+                                            wb[hidden + j] + rb[hidden + j]));
+          }
+        if (split_h) {
+          C* rhp = rh.data<C>();
+          for (int64_t i = 0; i < batch * hidden; ++i) rhp[i] = static_cast<C>(rg[i] * hp[i]);
+          GemmNT(rh, rd.Slice(0, 2 * hidden, 3 * hidden), hr2, fast);
+        }
+        const C* hr2p = hr2.data<C>();
+        for (int64_t bi = 0; bi < batch; ++bi) {
+          if (t >= lens[bi]) continue;
+          for (int64_t j = 0; j < hidden; ++j) {
+            const int64_t q = bi * gh + 2 * hidden + j, s = bi * hidden + j;
+            const double xh = double(xwt[q]) + wb[2 * hidden + j];
+            // Linear before reset: hr holds R_h's product too (hs == gh).
+            const double rec = split_h ? double(hr2p[s]) + rb[2 * hidden + j]
+                                       : rg[s] * (double(hrp[q]) + rb[2 * hidden + j]);
+            const double cand = gact(clipped(xh + rec));
+            const double v = (1 - z[s]) * cand + z[s] * hp[s];
+            hp[s] = static_cast<C>(v);
+            yt[s] = static_cast<C>(v);
+          }
+        }
+      } else {
+        for (int64_t bi = 0; bi < batch; ++bi) {
+          if (t >= lens[bi]) continue;
+          for (int64_t j = 0; j < hidden; ++j) {
+            const int64_t q = bi * gh, s = bi * hidden + j;
+            auto pre = [&](int gate) {
+              const int64_t o = gate * hidden + j;
+              return double(xwt[q + o]) + hrp[q + o] + wb[o] + rb[o];
+            };
+            const double c_prev = cp[s];
+            // Gate order i, o, f, c; peepholes i, o, f.
+            const double it = f(clipped(pre(0) + (pd ? pd[j] * c_prev : 0)));
+            const double ft = a.input_forget
+                                  ? 1 - it
+                                  : f(clipped(pre(2) + (pd ? pd[2 * hidden + j] * c_prev : 0)));
+            const double ct = gact(clipped(pre(3)));
+            const double c_new = ft * c_prev + it * ct;
+            const double ot = f(clipped(pre(1) + (pd ? pd[hidden + j] * c_new : 0)));
+            const double v = ot * hact(c_new);
+            cp[s] = static_cast<C>(c_new);
+            hp[s] = static_cast<C>(v);
+            yt[s] = static_cast<C>(v);
+          }
+        }
+      }
+    }
+  }
+  // Outputs: Y, Y_h, Y_c (each optional), in the requested layout.
+  auto store = [&](int i, Tensor src) {
+    if (i >= k.num_outputs() || !k.outputs[i].defined() || k.outputs[i].numel() == 0) return;
+    if (a.layout == 1) src = src.ndim() == 4 ? src.Permute({2, 0, 1, 3}) : src.Permute({1, 0, 2});
+    cpu::ConvertCopy(src, k.outputs[i]);
+  };
+  store(0, y);
+  store(1, h);
+  if (lstm) store(2, cst);
+}
+
+template <Cell kCell, bool kFast>
+void Forward(KernelCtx& k, const RecurrentAttrs& a) {
+  if (k.input(0).dtype() == DType::kFloat64)
+    Run<double>(k, a, kCell, kFast);
+  else
+    Run<float>(k, a, kCell, kFast);
+}
+
+template <Cell kCell>
+void Register(int opset) {
+  const char* name = CellName(kCell);
+  std::vector<DType> types = {DType::kFloat16, DType::kFloat32, DType::kFloat64};
+  if (opset >= 22) types.push_back(DType::kBFloat16);
+  std::vector<std::string> inputs = {"X", "W", "R", "B?", "sequence_lens?", "initial_h?"};
+  std::vector<std::string> outputs = {"Y?", "Y_h?"};
+  if (kCell == Cell::kLstm) {
+    inputs.push_back("initial_c?");
+    inputs.push_back("P?");
+    outputs.push_back("Y_c?");
+  }
+  OpBuilder<RecurrentAttrs> b(name);
+  b.since_opset(opset)
+      .inputs(inputs)
+      .outputs(outputs)
+      .attr("activation_alpha", &RecurrentAttrs::activation_alpha)
+      .attr("activation_beta", &RecurrentAttrs::activation_beta)
+      .attr("activations", &RecurrentAttrs::activations)
+      .attr("clip", &RecurrentAttrs::clip)
+      .attr("direction", &RecurrentAttrs::direction)
+      .attr("hidden_size", &RecurrentAttrs::hidden_size);
+  if (opset >= 14) b.attr("layout", &RecurrentAttrs::layout);
+  if (kCell == Cell::kGru && opset >= 3)
+    b.attr("linear_before_reset", &RecurrentAttrs::linear_before_reset);
+  if (kCell == Cell::kLstm) b.attr("input_forget", &RecurrentAttrs::input_forget);
+  const std::vector<int> typed = kCell == Cell::kLstm ? std::vector<int>{0, 1, 2, 3, 5, 6, 7}
+                                                      : std::vector<int>{0, 1, 2, 3, 5};
+  b.dtypes(types, typed)
+      .dtypes({DType::kInt32}, {4})
+      .infer([](const InferCtx& c, const RecurrentAttrs& a) { return InferRecurrent(c, a, kCell); })
+      .kernel(Forward<kCell, true>)
+      .reference(Forward<kCell, false>);
+}
+
+[[maybe_unused]] const bool kRegistered = [] {
+  // 7 dropped opset 1's output_sequence; 14 added layout; 22 bfloat16.
+  for (int opset : {7, 14, 22}) {
+    Register<Cell::kRnn>(opset);
+    Register<Cell::kLstm>(opset);
+    Register<Cell::kGru>(opset);
+  }
+  Register<Cell::kGru>(3);  // GRU-3 added linear_before_reset
+  return true;
+}();
+
+}  // namespace
+}  // namespace singa
