@@ -6,9 +6,7 @@ from op_harness import Case, ErrorCase, T, V
 # Per-row zero points and scales of a are not rows here: the oracle broadcasts
 # a 1-D a_zero_point along the last axis (numpy), not along rows (the spec).
 CASES = []
-ERROR_# Per-row zero points and scales of a are not rows here: the oracle broadcasts
-# a 1-D a_zero_point along the last axis (numpy), not along rows (the spec).
-CASES = []
+ERROR_CASES = []
 
 _I8 = ["int8", "uint8"]
 
