@@ -8,6 +8,7 @@
 // matmul in the fast kernel, plain loops in the reference one) and applies
 // the cell's gate equations. Half-precision inputs compute in float32.
 // Batch entries past their sequence_lens keep their state and output zeros.
+// The backward differentiates the same recurrence rebuilt from framework ops.
 // https://onnx.ai/onnx/operators/onnx__RNN.html
 // https://onnx.ai/onnx/operators/onnx__GRU.html
 // https://onnx.ai/onnx/operators/onnx__LSTM.html
@@ -18,6 +19,8 @@
 
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
+#include "ops/grad_util.h"
+#include "singa/autograd/autograd.h"
 
 namespace singa {
 namespace {
@@ -369,6 +372,220 @@ void Forward(KernelCtx& k, const RecurrentAttrs& a) {
     Run<float>(k, a, kCell, kFast);
 }
 
+// ---- backward ------------------------------------------------------------------
+// By composition: the forward is rebuilt from framework ops (MatMul, Slice,
+// Sigmoid, Mul, ...) on detached copies of the inputs with grad mode on, and
+// the engine differentiates sum(Y * dY) + sum(Y_h * dY_h) + sum(Y_c * dY_c)
+// with respect to them, each step through the ops' own backward. It costs a
+// second forward; the fast kernel above stays free of bookkeeping.
+
+Tensor Ints(std::vector<int64_t> v) {
+  return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+}
+Tensor SliceOp(const Tensor& t, int64_t axis, int64_t lo, int64_t hi) {
+  return CallOp("Slice", {t, Ints({lo}), Ints({hi}), Ints({axis})})[0];
+}
+Tensor SqueezeOp(const Tensor& t, int64_t axis) { return CallOp("Squeeze", {t, Ints({axis})})[0]; }
+Tensor UnsqueezeOp(const Tensor& t, int64_t axis) {
+  return CallOp("Unsqueeze", {t, Ints({axis})})[0];
+}
+Tensor TransposeOp(const Tensor& t, std::vector<int64_t> perm) {
+  return CallOp("Transpose", {t}, {{"perm", std::move(perm)}})[0];
+}
+Tensor ConcatOp(const TensorList& ts, int64_t axis) {
+  return CallOp("Concat", std::span<const Tensor>(ts), {{"axis", axis}})[0];
+}
+
+Tensor ApplyOp(const Activation& act, const Tensor& x) {
+  using grad::Op1;
+  using grad::Scalar;
+  const float alpha = static_cast<float>(act.alpha), beta = static_cast<float>(act.beta);
+  switch (act.kind) {
+    case ActKind::kRelu:
+      return Op1("Relu", x);
+    case ActKind::kTanh:
+      return Op1("Tanh", x);
+    case ActKind::kSigmoid:
+      return Op1("Sigmoid", x);
+    case ActKind::kAffine:
+      return grad::Add(grad::Mul(x, Scalar(act.alpha, x)), Scalar(act.beta, x));
+    case ActKind::kLeakyRelu:
+      return Op1("LeakyRelu", x, {{"alpha", alpha}});
+    case ActKind::kThresholdedRelu:
+      return Op1("ThresholdedRelu", x, {{"alpha", alpha}});
+    case ActKind::kScaledTanh:
+      return grad::Mul(Op1("Tanh", grad::Mul(x, Scalar(act.beta, x))), Scalar(act.alpha, x));
+    case ActKind::kHardSigmoid:
+      return Op1("HardSigmoid", x, {{"alpha", alpha}, {"beta", beta}});
+    case ActKind::kElu:
+      return Op1("Elu", x, {{"alpha", alpha}});
+    case ActKind::kSoftsign:
+      return Op1("Softsign", x);
+    case ActKind::kSoftplus:
+      return Op1("Softplus", x);
+  }
+  return x;
+}
+
+// Y, Y_h (and Y_c) of the cell rebuilt from framework ops on `in`.
+TensorList ForwardByOps(const TensorList& in, const std::vector<int64_t>& lens,
+                        const RecurrentAttrs& a, Cell cell) {
+  using grad::Add;
+  using grad::Mul;
+  using grad::Scalar;
+  using grad::Sub;
+  const int dirs = a.direction == "bidirectional" ? 2 : 1;
+  const std::vector<Activation> acts = ParseActivations(a, cell, dirs, CellName(cell));
+  const int per = ActsPerDirection(cell);
+  const bool lstm = cell == Cell::kLstm;
+  Tensor x = a.layout == 1 ? TransposeOp(in[0], {1, 0, 2}) : in[0];
+  const int64_t seq = x.dim(0), batch = x.dim(1), hidden = in[2].dim(2);
+  const DType dt = x.dtype();
+  auto state = [&](int i) {
+    if (!in[i].defined()) return Tensor::Zeros({dirs, batch, hidden}, dt);
+    return a.layout == 1 ? TransposeOp(in[i], {1, 0, 2}) : in[i];
+  };
+  const Tensor h0 = state(5), c0 = lstm ? state(6) : Tensor();
+  auto clip = [&](const Tensor& v) {
+    return a.clip ? CallOp("Clip", {v, Scalar(-*a.clip, v), Scalar(*a.clip, v)})[0] : v;
+  };
+  auto gate = [&](const Tensor& v, int k) {
+    return SliceOp(v, v.ndim() - 1, k * hidden, (k + 1) * hidden);
+  };
+  TensorList ys_dirs, hs, cs;
+  for (int d = 0; d < dirs; ++d) {
+    const bool reverse = a.direction == "reverse" || d == 1;
+    const Activation& f = acts[d * per];
+    const Activation& gact = per > 1 ? acts[d * per + 1] : f;
+    const Activation& hact = per > 2 ? acts[d * per + 2] : f;
+    const Tensor wt = TransposeOp(SqueezeOp(SliceOp(in[1], 0, d, d + 1), 0), {1, 0});
+    const Tensor rt = TransposeOp(SqueezeOp(SliceOp(in[2], 0, d, d + 1), 0), {1, 0});
+    Tensor wb, rb;
+    if (in[3].defined()) {
+      const Tensor bd = SqueezeOp(SliceOp(in[3], 0, d, d + 1), 0);
+      const int64_t gh = Gates(cell) * hidden;
+      wb = SliceOp(bd, 0, 0, gh);
+      rb = SliceOp(bd, 0, gh, 2 * gh);
+    } else {
+      wb = rb = Tensor::Zeros({Gates(cell) * hidden}, dt);
+    }
+    Tensor pd;
+    if (lstm && in[7].defined()) pd = SqueezeOp(SliceOp(in[7], 0, d, d + 1), 0);
+    Tensor h = SqueezeOp(SliceOp(h0, 0, d, d + 1), 0);
+    Tensor c = lstm ? SqueezeOp(SliceOp(c0, 0, d, d + 1), 0) : Tensor();
+    TensorList ys(seq);
+    for (int64_t step = 0; step < seq; ++step) {
+      const int64_t t = reverse ? seq - 1 - step : step;
+      const Tensor xw = CallOp("MatMul", {SqueezeOp(SliceOp(x, 0, t, t + 1), 0), wt})[0];
+      Tensor hn, cn;
+      if (cell == Cell::kRnn) {
+        hn = ApplyOp(f, clip(Add(Add(xw, CallOp("MatMul", {h, rt})[0]), Add(wb, rb))));
+      } else if (cell == Cell::kGru) {
+        const Tensor rt_h = SliceOp(rt, 1, 2 * hidden, 3 * hidden);
+        const Tensor hr = CallOp("MatMul", {h, rt})[0];
+        auto pre = [&](int k) {
+          return Add(Add(gate(xw, k), gate(hr, k)), Add(gate(wb, k), gate(rb, k)));
+        };
+        const Tensor z = ApplyOp(f, clip(pre(0)));
+        const Tensor r = ApplyOp(f, clip(pre(1)));
+        const Tensor xh = Add(gate(xw, 2), gate(wb, 2));
+        const Tensor rec = a.linear_before_reset
+                               ? Mul(r, Add(gate(hr, 2), gate(rb, 2)))
+                               : Add(CallOp("MatMul", {Mul(r, h), rt_h})[0], gate(rb, 2));
+        const Tensor cand = ApplyOp(gact, clip(Add(xh, rec)));
+        hn = Add(cand, Mul(z, Sub(h, cand)));
+      } else {
+        const Tensor hr = CallOp("MatMul", {h, rt})[0];
+        auto pre = [&](int k) {
+          return Add(Add(gate(xw, k), gate(hr, k)), Add(gate(wb, k), gate(rb, k)));
+        };
+        auto peep = [&](const Tensor& v, int k, const Tensor& cv) {
+          return pd.defined() ? Add(v, Mul(gate(pd, k), cv)) : v;
+        };
+        const Tensor it = ApplyOp(f, clip(peep(pre(0), 0, c)));
+        const Tensor ft =
+            a.input_forget ? Sub(Scalar(1, it), it) : ApplyOp(f, clip(peep(pre(2), 2, c)));
+        const Tensor ct = ApplyOp(gact, clip(pre(3)));
+        cn = Add(Mul(ft, c), Mul(it, ct));
+        const Tensor ot = ApplyOp(f, clip(peep(pre(1), 1, cn)));
+        hn = Mul(ot, ApplyOp(hact, cn));
+      }
+      if (!lens.empty()) {
+        // Finished sequences keep their state and output zeros.
+        std::vector<double> m(batch);
+        for (int64_t b = 0; b < batch; ++b) m[b] = t < lens[b] ? 1.0 : 0.0;
+        const Tensor mask = Tensor::FromVector<double>({batch, 1}, m).AsType(dt);
+        const Tensor keep = Sub(Scalar(1, mask), mask);
+        ys[t] = Mul(hn, mask);
+        h = Add(ys[t], Mul(h, keep));
+        if (lstm) c = Add(Mul(cn, mask), Mul(c, keep));
+      } else {
+        ys[t] = h = hn;
+        if (lstm) c = cn;
+      }
+    }
+    for (Tensor& y : ys) y = UnsqueezeOp(y, 0);
+    ys_dirs.push_back(UnsqueezeOp(ConcatOp(ys, 0), 1));
+    hs.push_back(UnsqueezeOp(h, 0));
+    if (lstm) cs.push_back(UnsqueezeOp(c, 0));
+  }
+  TensorList out = {ConcatOp(ys_dirs, 1), ConcatOp(hs, 0)};
+  if (lstm) out.push_back(ConcatOp(cs, 0));
+  if (a.layout == 1) {
+    out[0] = TransposeOp(out[0], {2, 0, 1, 3});
+    for (size_t i = 1; i < out.size(); ++i) out[i] = TransposeOp(out[i], {1, 0, 2});
+  }
+  return out;
+}
+
+template <Cell kCell>
+TensorList Backward(const GradCtx& g, const RecurrentAttrs& a) {
+  const int n = g.num_inputs();
+  TensorList d(n);
+  const bool lstm = kCell == Cell::kLstm;
+  const Shape& xs = g.input(0).shape();
+  const int64_t seq = a.layout == 0 ? xs[0] : xs[1];
+  auto zeros_for_rest = [&] {
+    for (int i = 0; i < n; ++i)
+      if (!d[i].defined() && g.needs_grad(i) && g.has_input(i) && i != 4)
+        d[i] = Tensor::Zeros(g.input(i).shape(), g.input(i).dtype());
+    return d;
+  };
+  if (seq == 0) {  // Y_h and Y_c are the initial states
+    if (g.has_input(5) && g.needs_grad(5) && g.grad_output(1).defined()) d[5] = g.grad_output(1);
+    if (lstm && g.has_input(6) && g.needs_grad(6) && g.num_outputs() > 2 &&
+        g.grad_output(2).defined())
+      d[6] = g.grad_output(2);
+    return zeros_for_rest();
+  }
+  GradModeGuard grad_on(true);
+  TensorList leaves(lstm ? 8 : 6);
+  for (int i = 0; i < n; ++i) {
+    if (!g.has_input(i) || i == 4) continue;
+    leaves[i] = g.input(i).Detach();
+    leaves[i].set_stores_grad(true);
+  }
+  std::vector<int64_t> lens;
+  if (g.has_input(4)) {
+    lens = g.input(4).ToVector<int64_t>();
+    for (int64_t& l : lens) l = std::clamp<int64_t>(l, 0, seq);
+  }
+  const TensorList outs = ForwardByOps(leaves, lens, a, kCell);
+  Tensor loss;
+  for (int o = 0; o < g.num_outputs() && o < static_cast<int>(outs.size()); ++o) {
+    if (!g.grad_output(o).defined()) continue;
+    const Tensor term =
+        CallOp("ReduceSum", {grad::Mul(outs[o], g.grad_output(o))}, {{"keepdims", int64_t{0}}})[0];
+    loss = loss.defined() ? grad::Add(loss, term) : term;
+  }
+  if (!loss.defined()) return zeros_for_rest();
+  autograd::Backward(loss, Tensor(), [&](const Tensor& p, const Tensor& grad) {
+    for (int i = 0; i < n; ++i)
+      if (leaves[i].defined() && p.id() == leaves[i].id() && g.needs_grad(i)) d[i] = grad;
+  });
+  return zeros_for_rest();
+}
+
 template <Cell kCell>
 void Register(int opset) {
   const char* name = CellName(kCell);
@@ -401,7 +618,8 @@ void Register(int opset) {
       .dtypes({DType::kInt32}, {4})
       .infer([](const InferCtx& c, const RecurrentAttrs& a) { return InferRecurrent(c, a, kCell); })
       .kernel(Forward<kCell, true>)
-      .reference(Forward<kCell, false>);
+      .reference(Forward<kCell, false>)
+      .backward(Backward<kCell>);
 }
 
 [[maybe_unused]] const bool kRegistered = [] {

@@ -10,7 +10,7 @@ from op_harness import Case, ErrorCase, T, V
 CASES = []
 ERROR_CASES = []
 
-_SEQ, _BATCH, _IN, _H = 4, 3, 5, 6
+_SEQ, _BATCH, _IN, _H = 4, 3, 3, 3
 
 
 def _inputs(gates, dirs=1, bias=True, state=False, cell=False, peep=False, layout=0,
@@ -69,4 +69,26 @@ ERROR_CASES += [
     ErrorCase("GRU", [T((4, 3, 5)), T((2, 18, 5)), T((2, 18, 6))], match="W must be"),
     ErrorCase("RNN", [T((4, 3, 5)), T((1, 6, 5)), T((1, 6, 6)), None, V([1, 2], np.int32)],
               match="sequence_lens"),
+]
+
+# Small rows for the gradient check (test_grads.py skips rows of more than
+# 300 input elements): every option of each cell, through output Y.
+_SMALL = dict(seq=3, batch=2)
+for _op, _g in [("RNN", 1), ("GRU", 3), ("LSTM", 4)]:
+    _n = 3 if _op == "LSTM" else 2
+    _gin = dict(_SMALL)
+    CASES += [
+        Case(_op, _inputs(_g, **_gin), {"hidden_size": _H}, outputs=_n, id="grad-bias",
+             dtypes=["float64"]),
+        Case(_op, _inputs(_g, dirs=2, state=True, layout=1, **_gin),
+             {"direction": "bidirectional", "layout": 1}, outputs=_n, id="grad-bidirectional",
+             dtypes=["float64"]),
+        Case(_op, _inputs(_g, state=True, **_gin), {"direction": "reverse"}, outputs=_n,
+             id="grad-reverse", dtypes=["float64"]),
+    ]
+CASES += [
+    Case("LSTM", _inputs(4, peep=True, **_SMALL), outputs=3, id="grad-peepholes",
+         dtypes=["float64"]),
+    Case("GRU", _inputs(3, state=True, **_SMALL), {"linear_before_reset": 1}, outputs=2,
+         id="grad-linear-before-reset", dtypes=["float64"]),
 ]
