@@ -214,10 +214,15 @@ SpecList InferRecurrent(const InferCtx& c, const RecurrentAttrs& a, Cell cell) {
 // ---- kernel --------------------------------------------------------------------
 
 // y = a @ b^T (a [M, K], b [N, K], y [M, N] dense).
-void GemmNT(const Tensor& a, const Tensor& b, const Tensor& y, bool fast) {
+// y = a @ b (a [M, K], b [K, N], y [M, N] dense).
+void Gemm(const Tensor& a, const Tensor& b, const Tensor& y, bool fast) {
   if (y.numel() == 0) return;
-  const Tensor bt = b.Transpose();
-  if (!fast || !cpu::DnnlMatMul(a, bt, y)) cpu::MatMulLoops(a, bt, y);
+  if (!fast || !cpu::DnnlMatMul(a, b, y)) cpu::MatMulLoops(a, b, y);
+}
+// The transpose of `t`'s rows [lo, hi), dense: oneDNN runs its plain-layout
+// kernels on it, once per direction instead of once per step.
+Tensor RowsT(const Tensor& t, int64_t lo, int64_t hi) {
+  return t.Slice(0, lo, hi).Transpose().Contiguous();
 }
 
 // The input as a dense tensor of the compute dtype.
@@ -273,7 +278,9 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
     const Tensor wd = w.Slice(0, d, d + 1).Reshape({gh, in});
     const Tensor rd = r.Slice(0, d, d + 1).Reshape({gh, hidden});
     Tensor xw({seq * batch, gh}, cd);
-    GemmNT(x.Reshape({seq * batch, in}), wd, xw, fast);
+    Gemm(x.Reshape({seq * batch, in}), RowsT(wd, 0, gh), xw, fast);
+    const Tensor r_t = RowsT(rd, 0, hs);  // the columns hr holds
+    const Tensor rh_t = split_h ? RowsT(rd, 2 * hidden, 3 * hidden) : Tensor();
     const C* wb = b.data<C>() + d * 2 * gh;
     const C* rb = wb + gh;
     const C* pd = p.defined() ? p.data<C>() + d * 3 * hidden : nullptr;
@@ -282,7 +289,7 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
     C* cp = lstm ? cst.data<C>() + d * batch * hidden : nullptr;
     for (int64_t step = 0; step < seq; ++step) {
       const int64_t t = reverse ? seq - 1 - step : step;
-      GemmNT(hd, split_h ? rd.Slice(0, 0, 2 * hidden) : rd, hr, fast);
+      Gemm(hd, r_t, hr, fast);
       const C* xwt = xw.data<C>() + t * batch * gh;
       C* hrp = hr.data<C>();
       C* yt = y.data<C>() + (t * dirs + d) * batch * hidden;
@@ -309,7 +316,7 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
         if (split_h) {
           C* rhp = rh.data<C>();
           for (int64_t i = 0; i < batch * hidden; ++i) rhp[i] = static_cast<C>(rg[i] * hp[i]);
-          GemmNT(rh, rd.Slice(0, 2 * hidden, 3 * hidden), hr2, fast);
+          Gemm(rh, rh_t, hr2, fast);
         }
         const C* hr2p = hr2.data<C>();
         for (int64_t bi = 0; bi < batch; ++bi) {
