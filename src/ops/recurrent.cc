@@ -270,6 +270,18 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
   const bool split_h = cell == Cell::kGru && a.linear_before_reset == 0;
   const int64_t hs = split_h ? 2 * hidden : gh;  // row stride of hr
   Tensor hr({batch, hs}, cd), hr2({batch, hidden}, cd), rh({batch, hidden}, cd);
+  // The gate equations of one step, split over batch rows on the thread pool
+  // (the reference kernel stays serial).
+  const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(hidden, 1));
+  auto for_rows = [&](auto&& row) {
+    if (!fast) {
+      for (int64_t bi = 0; bi < batch; ++bi) row(bi);
+      return;
+    }
+    ParallelFor(0, batch, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t bi = lo; bi < hi; ++bi) row(bi);
+    });
+  };
   for (int d = 0; d < dirs; ++d) {
     const bool reverse = a.direction == "reverse" || d == 1;
     const Activation& f = acts[d * per];
@@ -294,33 +306,32 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
       C* hrp = hr.data<C>();
       C* yt = y.data<C>() + (t * dirs + d) * batch * hidden;
       if (cell == Cell::kRnn) {
-        for (int64_t bi = 0; bi < batch; ++bi) {
-          if (t >= lens[bi]) continue;
+        for_rows([&](int64_t bi) {
+          if (t >= lens[bi]) return;
           for (int64_t j = 0; j < hidden; ++j) {
             const int64_t q = bi * gh + j;
             const double v = f(clipped(double(xwt[q]) + hrp[q] + wb[j] + rb[j]));
             hp[bi * hidden + j] = static_cast<C>(v);
             yt[bi * hidden + j] = static_cast<C>(v);
           }
-        }
+        });
       } else if (cell == Cell::kGru) {
         // z and r first; the candidate needs r.
         std::vector<double> z(batch * hidden), rg(batch * hidden);
-        for (int64_t bi = 0; bi < batch; ++bi)
+        C* rhp = rh.data<C>();
+        for_rows([&](int64_t bi) {
           for (int64_t j = 0; j < hidden; ++j) {
-            const int64_t q = bi * gh, qr = bi * hs;
-            z[bi * hidden + j] = f(clipped(double(xwt[q + j]) + hrp[qr + j] + wb[j] + rb[j]));
-            rg[bi * hidden + j] = f(clipped(double(xwt[q + hidden + j]) + hrp[qr + hidden + j] +
-                                            wb[hidden + j] + rb[hidden + j]));
+            const int64_t q = bi * gh, qr = bi * hs, s = bi * hidden + j;
+            z[s] = f(clipped(double(xwt[q + j]) + hrp[qr + j] + wb[j] + rb[j]));
+            rg[s] = f(clipped(double(xwt[q + hidden + j]) + hrp[qr + hidden + j] + wb[hidden + j] +
+                              rb[hidden + j]));
+            if (split_h) rhp[s] = static_cast<C>(rg[s] * hp[s]);
           }
-        if (split_h) {
-          C* rhp = rh.data<C>();
-          for (int64_t i = 0; i < batch * hidden; ++i) rhp[i] = static_cast<C>(rg[i] * hp[i]);
-          Gemm(rh, rh_t, hr2, fast);
-        }
+        });
+        if (split_h) Gemm(rh, rh_t, hr2, fast);
         const C* hr2p = hr2.data<C>();
-        for (int64_t bi = 0; bi < batch; ++bi) {
-          if (t >= lens[bi]) continue;
+        for_rows([&](int64_t bi) {
+          if (t >= lens[bi]) return;
           for (int64_t j = 0; j < hidden; ++j) {
             const int64_t q = bi * gh + 2 * hidden + j, s = bi * hidden + j;
             const double xh = double(xwt[q]) + wb[2 * hidden + j];
@@ -332,10 +343,10 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
             hp[s] = static_cast<C>(v);
             yt[s] = static_cast<C>(v);
           }
-        }
+        });
       } else {
-        for (int64_t bi = 0; bi < batch; ++bi) {
-          if (t >= lens[bi]) continue;
+        for_rows([&](int64_t bi) {
+          if (t >= lens[bi]) return;
           for (int64_t j = 0; j < hidden; ++j) {
             const int64_t q = bi * gh, s = bi * hidden + j;
             auto pre = [&](int gate) {
@@ -356,7 +367,7 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
             hp[s] = static_cast<C>(v);
             yt[s] = static_cast<C>(v);
           }
-        }
+        });
       }
     }
   }
