@@ -36,6 +36,9 @@ struct RecurrentAttrs {
   int64_t layout = 0;
   int64_t linear_before_reset = 0;  // GRU
   int64_t input_forget = 0;         // LSTM
+  // Opset 1: whether Y is produced. Y is an optional output all the same,
+  // computed exactly when the node asks for it, so the flag changes nothing.
+  int64_t output_sequence = 0;
 };
 
 int Gates(Cell cell) { return cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4; }
@@ -627,6 +630,7 @@ void Register(int opset) {
       .attr("direction", &RecurrentAttrs::direction)
       .attr("hidden_size", &RecurrentAttrs::hidden_size);
   if (opset >= 14) b.attr("layout", &RecurrentAttrs::layout);
+  if (opset == 1) b.attr("output_sequence", &RecurrentAttrs::output_sequence);
   if (kCell == Cell::kGru && opset >= 3)
     b.attr("linear_before_reset", &RecurrentAttrs::linear_before_reset);
   if (kCell == Cell::kLstm) b.attr("input_forget", &RecurrentAttrs::input_forget);
@@ -642,7 +646,7 @@ void Register(int opset) {
 
 [[maybe_unused]] const bool kRegistered = [] {
   // 7 dropped opset 1's output_sequence; 14 added layout; 22 bfloat16.
-  for (int opset : {7, 14, 22}) {
+  for (int opset : {1, 7, 14, 22}) {
     Register<Cell::kRnn>(opset);
     Register<Cell::kLstm>(opset);
     Register<Cell::kGru>(opset);

@@ -88,3 +88,14 @@ def test_empty_sequence_keeps_the_initial_state(op):
     np.testing.assert_array_equal(to_numpy(got[1]), ins[5])
     if op == "LSTM":
         np.testing.assert_array_equal(to_numpy(got[2]), ins[6])
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_opset1_matches_opset7(op):
+    # onnx's reference evaluator has no opset-1 recurrent kernels.
+    rng = np.random.default_rng(11)
+    ins = [to_singa(a) for a in _inputs(op, 1, rng)]
+    old = _singa.call_op(op, ins, {"output_sequence": 1}, 1, N_OUT[op], False)
+    new = _singa.call_op(op, ins, {}, 7, N_OUT[op], False)
+    for a, b in zip(old, new):
+        np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
