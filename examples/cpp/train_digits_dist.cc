@@ -12,6 +12,8 @@
 // partialUpdate, sparseTopK, sparseThreshold; each trains from the same
 // initial model. With --min-accuracy the exit status is 1 when an option's
 // final test accuracy is below it.
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -214,6 +216,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    // mpirun binds each rank to its share of the cores: one thread per CPU
+    // this process may run on (more would wait on each other).
+    cpu_set_t cpus;
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) SetNumThreads(CPU_COUNT(&cpus));
     examples::Digits all = examples::LoadDigits(cfg.data);
     // The same fixed shuffle on every rank: 80% for training, 20% for testing.
     examples::Split split = examples::ShuffleSplit(all, 0.8, 0);

@@ -139,6 +139,9 @@ def check_input(onnx_model):
 
 
 def run(args):
+    # mpirun binds each rank to its share of the cores: one thread per CPU
+    # this process may run on (more would wait on each other).
+    device.set_num_threads(args.threads or len(os.sched_getaffinity(0)))
     dev = device.get_default_device()
     dev.SetRandSeed(args.seed)
     sgd = opt.DistOpt(opt.SGD(lr=args.lr, momentum=0.9, weight_decay=1e-5),
@@ -266,6 +269,8 @@ def main():
                    help="float32 elements of one fused message")
     p.add_argument("--no-graph", "--disable-graph", dest="graph", action="store_false",
                    help="run eagerly instead of graph mode")
+    p.add_argument("--threads", type=int, default=0,
+                   help="threads per rank (default: the CPUs the rank is bound to)")
     p.add_argument("--out", default="out", help="where the default model and the plot go")
     p.add_argument("--plot", help="the plot's path (default OUT/onnx_training_OPTION.png)")
     p.add_argument("--json", help="rank 0 writes the per-epoch results here")
