@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import os
 import platform
 import statistics
@@ -287,6 +288,12 @@ def main():
     ]
     if args.quick:
         sections = [sections[0], sections[3], sections[4], sections[5]]
+    else:
+        sys.path.insert(0, HERE)
+        import dist
+        sections += [(title, functools.partial(fn, rounds=max(1, rounds // 2)))
+                     for title, fn, cols, unit in dist.SECTIONS]
+        COLUMNS.update({title: (cols, unit) for title, fn, cols, unit in dist.SECTIONS})
     if args.only:
         sections = [s for s in sections if args.only.lower() in s[0].lower()]
     out = []
@@ -299,8 +306,9 @@ def main():
             out.append((title, None, str(e)))
             continue
         scale, unit = _unit(title)
+        a, b = _columns(title)
         for name, ours, peer, note in section:
-            print(f"   {name:58s} ours {ours * scale:9.3f} {unit}  torch {peer * scale:9.3f} {unit}  "
+            print(f"   {name:58s} {a} {ours * scale:9.3f} {unit}  {b} {peer * scale:9.3f} {unit}  "
                   f"ratio {ours / peer:5.2f}  {note}", flush=True)
         out.append((title, section, None))
 
@@ -308,8 +316,19 @@ def main():
         write_results(out, args)
 
 
+# Sections whose two columns are not singa and torch (bench/dist.py's):
+# title -> ((first column, second column), (scale, unit)).
+COLUMNS = {}
+
+
+def _columns(title):
+    return COLUMNS[title][0] if title in COLUMNS else ("ours", "torch")
+
+
 def _unit(title):
     """(scale, unit) of a section's figures: seconds shown in ms, bytes in MiB."""
+    if title in COLUMNS:
+        return COLUMNS[title][1]
     return (1 / 2 ** 20, "MiB") if "memory" in title else (1e3, "ms")
 
 
@@ -326,6 +345,8 @@ def write_results(out, args):
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for title, section, err in out:
+        if title in COLUMNS:
+            continue  # their own tables, below
         if section is None:
             lines.append(f"| {title} | | | | not run: {err} |")
             continue
@@ -334,6 +355,17 @@ def write_results(out, args):
             if unit != "ms":
                 note = f"{unit}; {note}"
             lines.append(f"| {name} | {ours * scale:.4f} | {peer * scale:.4f} | {ours / peer:.2f} | {note} |")
+    for title, section, err in out:
+        if title not in COLUMNS:
+            continue
+        (a, b), (scale, unit) = COLUMNS[title]
+        lines += ["", f"### {title}", "", f"| benchmark | {a} ({unit}) | {b} ({unit}) | ratio | note |",
+                  "| --- | ---: | ---: | ---: | --- |"]
+        if section is None:
+            lines.append(f"| {title} | | | | not run: {err} |")
+            continue
+        for name, x, y, note in section:
+            lines.append(f"| {name} | {x * scale:.4f} | {y * scale:.4f} | {x / y:.2f} | {note} |")
     path = os.path.join(HERE, "RESULTS.md")
     notes = ""  # hand-written analysis below "## Notes" survives a re-run
     if os.path.exists(path):

@@ -136,6 +136,12 @@ struct Communicator::State {
   int rank = 0, size = 1;
   double timeout = 300;
   std::vector<Inflight> inflight;
+  // Statistics (Communicator::bytes_sent, wait_seconds), counted when the
+  // collectives run, so a replayed graph step counts too.
+  std::atomic<int64_t> bytes_sent{0};
+  std::atomic<int64_t> wait_ns{0};
+
+  void Sent(int64_t bytes) { bytes_sent.fetch_add(bytes, std::memory_order_relaxed); }
 
   [[noreturn]] void Fail(const std::string& what, const std::string& why) {
     g_broken = true;
@@ -182,13 +188,30 @@ struct Communicator::State {
     }
   }
 
-  void Start(Inflight f) { inflight.push_back(std::move(f)); }
+  // Open MPI advances nonblocking collectives only inside MPI calls: testing
+  // the earlier ones when a new one starts lets them progress while
+  // backward goes on (the overlap DistOpt's buckets are for).
+  void Start(Inflight f) {
+    for (Inflight& g : inflight) {
+      if (g.requests.empty()) continue;
+      int done = 0;
+      Check(MPI_Testall(static_cast<int>(g.requests.size()), g.requests.data(), &done,
+                        MPI_STATUSES_IGNORE),
+            g.what);
+    }
+    inflight.push_back(std::move(f));
+  }
 
   void WaitAll() {
+    const auto start = std::chrono::steady_clock::now();
     for (Inflight& f : inflight) WaitRequests(f.requests, f.what);
     std::vector<Inflight> done = std::move(inflight);
     inflight.clear();
     for (Inflight& f : done) f.finish();
+    wait_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count(),
+                      std::memory_order_relaxed);
   }
 };
 
@@ -227,6 +250,17 @@ Communicator::~Communicator() {
 
 bool Communicator::broken() const { return g_broken.load(); }
 
+int64_t Communicator::bytes_sent() const { return state_->bytes_sent.load(); }
+
+double Communicator::wait_seconds() const {
+  return 1e-9 * static_cast<double>(state_->wait_ns.load());
+}
+
+void Communicator::ResetStats() {
+  state_->bytes_sent = 0;
+  state_->wait_ns = 0;
+}
+
 void Communicator::AllReduce(const Tensor& t) {
   CheckFloat32(t, "AllReduce");
   state_->EnsureUsable("AllReduce");
@@ -241,6 +275,7 @@ void Communicator::AllReduce(const Tensor& t) {
         const int n = static_cast<int>(d.numel());
         s->Check(MPI_Iallreduce(MPI_IN_PLACE, p, n, MPI_FLOAT, MPI_SUM, s->comm, &f.requests[0]),
                  "MPI_Iallreduce");
+        s->Sent(int64_t{n} * 4);
         f.finish = [p, n, scale = 1.0f / static_cast<float>(s->size)] {
           for (int i = 0; i < n; ++i) p[i] *= scale;
         };
@@ -289,6 +324,7 @@ void Communicator::Flush(bool half) {
           s->Check(MPI_Iallreduce(MPI_IN_PLACE, buf->data(), static_cast<int>(n), MPI_FLOAT,
                                   MPI_SUM, s->comm, &f.requests[0]),
                    "MPI_Iallreduce");
+          s->Sent(n * 4);
           f.finish = [buf, ts, scale = 1.0f / static_cast<float>(s->size)] {
             for (float& v : *buf) v *= scale;
             Unpack(buf->data(), ts);
@@ -314,6 +350,7 @@ void Communicator::Flush(bool half) {
             s->Check(MPI_Iallreduce(MPI_IN_PLACE, buf->data(), static_cast<int>(n), MPI_UINT16_T,
                                     s->half_sum, s->comm, &f.requests[0]),
                      "MPI_Iallreduce (float16)");
+            s->Sent(n * 2);
           }
           f.finish = [buf, ts] {
             const uint16_t* in = buf->data();
@@ -395,6 +432,7 @@ void Communicator::SparseAllReduce(const TensorList& ts, const TensorList& resid
           std::vector<MPI_Request> req{MPI_REQUEST_NULL};
           s->Check(MPI_Iallgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, s->comm, &req[0]),
                    "MPI_Iallgather (sparse counts)");
+          s->Sent(4);
           s->WaitRequests(req, "SparseAllReduce (counts)");
           int64_t total = 0;
           for (int i = 0; i < s->size; ++i) {
@@ -408,6 +446,7 @@ void Communicator::SparseAllReduce(const TensorList& ts, const TensorList& resid
           s->Check(MPI_Iallgatherv(pairs->data(), mine, MPI_UINT32_T, all->data(), counts.data(),
                                    displs.data(), MPI_UINT32_T, s->comm, &f.requests[0]),
                    "MPI_Iallgatherv (sparse pairs)");
+          s->Sent(int64_t{mine} * 4);
         }
         f.finish = [pairs, all, t, n, scale = 1.0f / static_cast<float>(s->size)] {
           std::vector<float> sum(n, 0.0f);
@@ -445,6 +484,7 @@ void Communicator::Broadcast(const Tensor& t, int root) {
         s->Check(MPI_Ibcast(d.raw_data(), static_cast<int>(d.numel()), MPI_FLOAT, root, s->comm,
                             &req[0]),
                  "MPI_Ibcast");
+        if (s->rank == root) s->Sent(d.numel() * 4);
         s->WaitRequests(req, "Broadcast");
       },
       {}, std::span(&d, 1));

@@ -31,6 +31,9 @@ TEST(Communicator, SingleProcessWorld) {
   EXPECT_EQ(Values(a), (std::vector<float>{1.5f, -2}));
   EXPECT_EQ(Values(b), (std::vector<float>{1, 2, 3}));
   EXPECT_EQ(Values(c), (std::vector<float>{4, 5, 6, 7}));
+  // One rank sends nothing (the byte counts under mpirun: test_dist.py).
+  EXPECT_EQ(comm.bytes_sent(), 0);
+  EXPECT_GE(comm.wait_seconds(), 0.0);
 }
 
 TEST(Communicator, HalfRoundsThroughFloat16) {

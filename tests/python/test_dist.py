@@ -1,10 +1,13 @@
 """singa.opt.DistOpt under mpirun: 2 ranks on batches of B match 1 process on
 the 2B batch; the compressed variants train the digits CNN nearly as well as
-fp32; a rank that leaves makes the other fail in bounded time.
+fp32; the byte counter matches what each option sends; the ONNX re-training
+example runs with and without mpirun; a rank that leaves makes the other fail
+in bounded time.
 
 Every multi-process case is an `mpirun -np 2` subprocess with a timeout.
 """
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -17,6 +20,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples", "python")
+ONNX_TRAIN = os.path.join(ROOT, "examples", "onnx", "training", "train.py")
 PYTHON = sys.executable
 
 
@@ -186,3 +190,115 @@ def test_a_rank_that_leaves_makes_the_other_fail(mpirun, tmp_path, how):
     if how == "exit":
         # Rank 0's own timeout, not mpirun, ends this one.
         assert "did not complete within 5" in out, out
+
+
+BYTES_WORKER = textwrap.dedent("""
+    import json, math, sys
+    import numpy as np
+    from singa import autograd, device, opt, tensor
+    from train_digits import CNN
+
+    out = sys.argv[1]
+    d = opt.DistOpt(opt.SGD(lr=0.05))
+    comm, rank = d.communicator, d.global_rank
+    got = {}
+
+    def counted(name, fn):
+        comm.reset_stats()
+        fn()
+        d.wait()
+        got[name] = comm.bytes_sent
+
+    rng = np.random.default_rng(rank)
+    def t(n):
+        return tensor.Tensor(data=rng.standard_normal(n).astype(np.float32), requires_grad=False)
+
+    counted("all_reduce", lambda: d.all_reduce(t(1000)))
+    counted("fused", lambda: d.fused_all_reduce([t(600), t(400)]))
+    counted("half", lambda: d.all_reduce_half(t(1000)))
+    counted("fused_half", lambda: d.fused_all_reduce_half([t(600), t(400)]))
+    counted("broadcast", lambda: d.broadcast_params([t(250)]))
+    counted("topk", lambda: d.sparsification([t(600), t(400)], [t(600), t(400)], 0.05, True))
+    g, r = t(1000), tensor.Tensor(data=np.zeros(1000, np.float32), requires_grad=False)
+    kept = int((np.abs(tensor.to_numpy(g)) >= 1.5).sum())
+    counted("threshold", lambda: d.sparsification(g, r, 1.5, False))
+    got["threshold_kept"] = kept
+
+    # DistOpt's steps on the digits CNN: every gradient element once per step.
+    m = CNN()
+    m.set_optimizer(d)
+    x = tensor.Tensor(data=rng.random((8, 1, 8, 8), dtype=np.float32), requires_grad=False)
+    y = tensor.Tensor(data=np.arange(8, dtype=np.int32), dtype=tensor.int32, requires_grad=False)
+    m.compile([x], is_train=True, use_graph=False)
+    got["params"] = int(sum(np.prod(p.shape) for p in m.get_params().values()))
+    def step(update):
+        loss = autograd.softmax_cross_entropy(m.forward(x), y)
+        update(loss)
+    step(d.backward_and_update)  # the first step also broadcasts the parameters
+    counted("step_fp32", lambda: step(d.backward_and_update))
+    counted("step_fp16", lambda: step(d.backward_and_update_half))
+    counted("step_topk", lambda: step(lambda l: d.backward_and_sparse_update(l, 0.05, True)))
+    got["wait_seconds"] = comm.wait_seconds
+    comm.reset_stats()
+    got["after_reset"] = [comm.bytes_sent, comm.wait_seconds]
+    with open(f"{out}/{rank}.json", "w") as f:
+        json.dump(got, f)
+""")
+
+
+def test_bytes_sent_counts_each_options_payload(mpirun, tmp_path):
+    worker = tmp_path / "bytes.py"
+    worker.write_text(BYTES_WORKER)
+    p, _ = _run(_mpirun() + [PYTHON, str(worker), str(tmp_path)], timeout=90)
+    assert p.returncode == 0, p.stdout + p.stderr
+    ranks = [json.loads((tmp_path / f"{r}.json").read_text()) for r in (0, 1)]
+    for rank, got in enumerate(ranks):
+        n = got["params"]
+        assert got["all_reduce"] == got["fused"] == 4000, got
+        # float16 on the wire: half of float32.
+        assert got["half"] == got["fused_half"] == 2000, got
+        # Only the root sends a broadcast's data.
+        assert got["broadcast"] == (1000 if rank == 0 else 0), got
+        # Top-K over the fused 1000 entries keeps ceil(0.05 * 1000) = 50
+        # (index, value) pairs of 8 bytes, after a 4-byte count.
+        assert got["topk"] == 4 + 8 * 50, got
+        assert got["threshold"] == 4 + 8 * got["threshold_kept"], got
+        assert got["step_fp32"] == 4 * n and got["step_fp16"] == 2 * n, (n, got)
+        # One fused bucket (the CNN is below buffSize).
+        assert got["step_topk"] == 4 + 8 * math.ceil(0.05 * n), (n, got)
+        assert got["wait_seconds"] > 0 and got["after_reset"] == [0, 0], got
+
+
+def test_onnx_training_example_under_mpirun(mpirun, tmp_path):
+    out = tmp_path / "result.json"
+    p, _ = _run(_mpirun() + [PYTHON, ONNX_TRAIN, "--epoch", "3", "--dist-option", "fp16",
+                             "--quiet", "--out", str(tmp_path), "--json", str(out)], timeout=90)
+    assert p.returncode == 0, p.stdout + p.stderr
+    r = json.loads(out.read_text())
+    assert r["world_size"] == 2 and r["dist_option"] == "fp16" and len(r["history"]) == 3, r
+    h = r["history"]
+    assert h[-1]["loss"] < h[0]["loss"] and h[-1]["test_acc"] >= 0.8, h
+    assert (tmp_path / "onnx_training_fp16.png").stat().st_size > 0
+    assert (tmp_path / "digits_cnn.onnx").stat().st_size > 0
+
+
+def test_onnx_training_example_without_mpirun(tmp_path):
+    model = tmp_path / "digits_cnn.onnx"
+    sys.path.insert(0, os.path.dirname(ONNX_TRAIN))
+    try:
+        import onnx
+        import train as onnx_train
+        onnx.save(onnx_train.digits_cnn_onnx(1), str(model))
+    finally:
+        sys.path.pop(0)
+        sys.modules.pop("train", None)
+    out = tmp_path / "result.json"
+    # A model file given as the argument, a sparse option, eager mode.
+    p, _ = _run([PYTHON, ONNX_TRAIN, str(model), "--epoch", "2", "--bs", "64", "--dist-option",
+                 "sparseThreshold", "--no-graph", "--quiet", "--out", str(tmp_path), "--json",
+                 str(out)], timeout=90)
+    assert p.returncode == 0, p.stdout + p.stderr
+    r = json.loads(out.read_text())
+    assert r["world_size"] == 1 and r["bytes_sent"] == 0 and len(r["history"]) == 2, r
+    assert r["history"][-1]["loss"] < r["history"][0]["loss"], r
+    assert "sparseThreshold: 1 rank(s)" in p.stdout, p.stdout
