@@ -25,6 +25,8 @@ import torch
 from singa import _singa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import onnx_infer  # noqa: E402
 
 
 def median_time(fn, calls: int) -> float:
@@ -284,9 +286,16 @@ def main():
          lambda: bench_training(rounds, args.quick)),
         ("Training peak memory (fresh process each, 3 steps)",
          lambda: bench_memory(args.threads, args.quick)),
+        # peer: onnxruntime (bench/onnx_infer.py); --quick: ResNet-18 at batch 1 only
+        ("ONNX inference latency vs onnxruntime",
+         lambda: onnx_infer.bench_latency(compare_many, args.threads, rounds, args.quick)),
+        ("ONNX inference model load time vs onnxruntime",
+         lambda: onnx_infer.bench_load(compare_many, args.threads, rounds, args.quick)),
+        ("ONNX inference peak memory vs onnxruntime (fresh process each)",
+         lambda: onnx_infer.bench_memory(args.threads, args.quick)),
     ]
     if args.quick:
-        sections = [sections[0], sections[3], sections[4], sections[5]]
+        sections = [sections[i] for i in (0, 3, 4, 5, 6, 7, 8)]
     if args.only:
         sections = [s for s in sections if args.only.lower() in s[0].lower()]
     out = []
@@ -300,12 +309,16 @@ def main():
             continue
         scale, unit = _unit(title)
         for name, ours, peer, note in section:
-            print(f"   {name:58s} ours {ours * scale:9.3f} {unit}  torch {peer * scale:9.3f} {unit}  "
+            print(f"   {name:58s} ours {ours * scale:9.3f} {unit}  {_peer(title)} {peer * scale:9.3f} {unit}  "
                   f"ratio {ours / peer:5.2f}  {note}", flush=True)
         out.append((title, section, None))
 
     if not args.quick and not args.only:  # a partial run leaves RESULTS.md as it is
         write_results(out, args)
+
+
+def _peer(title):
+    return "onnxruntime" if "onnx" in title.lower() else "torch"
 
 
 def _unit(title):
@@ -319,10 +332,12 @@ def write_results(out, args):
         "",
         f"Produced by `make bench` (`.venv/bin/python bench/run.py`) on {datetime.date.today()}.",
         f"Machine: {machine()}.",
-        f"Threads: {args.threads} for both singa and torch, in one process. Each time is the median over "
-        f"{args.rounds} alternating rounds of the per-round median; ratio = singa / torch (below 1.0: singa is faster).",
+        f"Threads: {args.threads} for singa and its peer, in one process. Each time is the median over "
+        f"{args.rounds} alternating rounds of the per-round median; ratio = singa / peer (below 1.0: singa is faster).",
+        "The peer is torch, except in the ONNX sections: onnxruntime (CPU provider, all graph optimizations, "
+        "intra-op threads = singa's; bench/onnx_infer.py).",
         "",
-        "| benchmark | singa (ms) | torch (ms) | ratio | note |",
+        "| benchmark | singa (ms) | peer (ms) | ratio | note |",
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for title, section, err in out:
