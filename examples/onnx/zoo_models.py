@@ -423,7 +423,7 @@ class Roberta(nn.Module):
 
 
 class GPT2Block(nn.Module):
-    def __init__(self, hidden, heads, max_pos):
+    def __init__(self, hidden, heads):
         super().__init__()
         self.ln_1 = nn.LayerNorm(hidden, eps=1e-5)
         self.attn = SelfAttention(hidden, heads)
@@ -449,7 +449,7 @@ class GPT2(nn.Module):
         # [S, S] (no Trilu op), turned into an additive mask.
         causal = torch.tril(torch.ones(max_pos, max_pos, dtype=torch.bool))
         self.register_buffer("causal", causal[None, None], persistent=False)
-        self.blocks = nn.ModuleList(GPT2Block(hidden, heads, max_pos) for _ in range(layers))
+        self.blocks = nn.ModuleList(GPT2Block(hidden, heads) for _ in range(layers))
         self.ln_f = nn.LayerNorm(hidden, eps=1e-5)
 
     def forward(self, input_ids):
@@ -633,4 +633,11 @@ def export(name, opset=NEWEST_OPSET, size="small", seed=0, path=None):
     with open(tmp, "wb") as f:
         f.write(buf.getvalue())
     os.replace(tmp, path)
+    if os.path.dirname(path) == cache_dir():
+        # Exports of an older definition are never read again (full-size
+        # ones take gigabytes): drop them.
+        prefix = os.path.basename(path).rsplit("-", 1)[0] + "-"
+        for old in os.listdir(cache_dir()):
+            if old.startswith(prefix) and old.endswith(".onnx") and old != os.path.basename(path):
+                os.remove(os.path.join(cache_dir(), old))
     return path
