@@ -14,6 +14,7 @@ and model, so the RSS growth is the model's alone.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -55,29 +56,47 @@ def _selection(quick, models=None, batches=None):
     return models or MODELS, batches or BATCHES
 
 
+def _each_model(models, fn, label):
+    """fn(name) -> rows for each model; a model that fails (an op singa
+    lacks, an export error) gives a row saying so instead of ending the
+    section."""
+    rows = []
+    for name in models:
+        try:
+            rows += fn(name)
+        except Exception as e:  # noqa: BLE001  (reported in the table)
+            msg = str(e).strip().splitlines()[-1][:200] if str(e).strip() else ""
+            rows.append((f"{LABELS[name]} {label}", math.nan, math.nan,
+                         f"failed: {type(e).__name__}: {msg}"))
+    return rows
+
+
 def bench_latency(compare_many, threads, rounds, quick=False, models=None, batches=None):
+    models, batches = _selection(quick, models, batches)
+    return _each_model(models, lambda name: _latency(compare_many, threads, rounds, name, batches),
+                       "inference")
+
+
+def _latency(compare_many, threads, rounds, name, batches):
     from singa import sonnx, tensor
     rows = []
-    models, batches = _selection(quick, models, batches)
-    for name in models:
-        path = _path(name)
-        rep, sess = sonnx.prepare(path), ort_session(path, threads)
-        for batch in batches:
-            feeds = zm.sample_feeds(name, batch, "full")
-            ours = (lambda: rep.run(feeds))
-            peer = (lambda: sess.run(None, feeds))
-            got = [tensor.to_numpy(t) for t in ours()]  # also the first run's plan and primitives
-            want = peer()
-            diff = max(float(np.abs(g - w).max()) for g, w in zip(got, want))
-            t0 = time.perf_counter()
-            ours()
-            one = time.perf_counter() - t0
-            calls = max(3, min(50, int(ROUND_SECONDS / max(one, 1e-6))))
-            load = os.getloadavg()[0]
-            t_ours, t_peer = compare_many([ours, peer], calls, rounds)
-            rows.append((f"{LABELS[name]} batch {batch} inference", t_ours, t_peer,
-                         f"max |ours - onnxruntime| {diff:.1e}; load {load:.1f}"))
-        del rep, sess
+    path = _path(name)
+    rep, sess = sonnx.prepare(path), ort_session(path, threads)
+    for batch in batches:
+        feeds = zm.sample_feeds(name, batch, "full")
+        ours = (lambda: rep.run(feeds))
+        peer = (lambda: sess.run(None, feeds))
+        got = [tensor.to_numpy(t) for t in ours()]  # also the first run's plan and primitives
+        want = peer()
+        diff = max(float(np.abs(g - w).max()) for g, w in zip(got, want))
+        t0 = time.perf_counter()
+        ours()
+        one = time.perf_counter() - t0
+        calls = max(3, min(50, int(ROUND_SECONDS / max(one, 1e-6))))
+        load = os.getloadavg()[0]
+        t_ours, t_peer = compare_many([ours, peer], calls, rounds)
+        rows.append((f"{LABELS[name]} batch {batch} inference", t_ours, t_peer,
+                     f"max |ours - onnxruntime| {diff:.1e}; load {load:.1f}"))
     return rows
 
 
@@ -86,9 +105,8 @@ def bench_load(compare_many, threads, rounds, quick=False, models=None):
     and the time to the first result at batch 1 (load plus a first run,
     where lazy work like plans and primitive creation shows)."""
     from singa import sonnx
-    rows = []
-    models, _ = _selection(quick, models)
-    for name in models:
+
+    def one(name):
         path = _path(name)
         feeds = zm.sample_feeds(name, 1, "full")
         ours_load = (lambda: sonnx.prepare(path))
@@ -96,9 +114,10 @@ def bench_load(compare_many, threads, rounds, quick=False, models=None):
         ours_first = (lambda: sonnx.prepare(path).run(feeds))
         peer_first = (lambda: ort_session(path, threads).run(None, feeds))
         t = compare_many([ours_load, peer_load, ours_first, peer_first], 1, rounds)
-        rows.append((f"{LABELS[name]} load (prepare / InferenceSession)", t[0], t[1], ""))
-        rows.append((f"{LABELS[name]} load + first run, batch 1", t[2], t[3], ""))
-    return rows
+        return [(f"{LABELS[name]} load (prepare / InferenceSession)", t[0], t[1], ""),
+                (f"{LABELS[name]} load + first run, batch 1", t[2], t[3], "")]
+
+    return _each_model(_selection(quick, models)[0], one, "load")
 
 
 def _status_kib(field):
@@ -139,20 +158,25 @@ def memory_child(framework, name, batch, threads):
 
 
 def bench_memory(threads, quick=False, models=None, batches=None):
-    rows = []
     models, batches = _selection(quick, models, batches)
-    for name in models:
+
+    def one(name):
         _path(name)  # export once, here, not in the children
+        rows = []
         for batch in batches:
             got = {}
             for fw in ("singa", "onnxruntime"):
-                out = subprocess.run([sys.executable, os.path.abspath(__file__), "--memory-child",
-                                      fw, name, str(batch), str(threads)],
-                                     capture_output=True, text=True, check=True).stdout.split()
-                got[fw] = int(out[-1]) * 1024
+                child = subprocess.run([sys.executable, os.path.abspath(__file__), "--memory-child",
+                                        fw, name, str(batch), str(threads)],
+                                       capture_output=True, text=True)
+                if child.returncode != 0:
+                    raise RuntimeError(f"{fw} batch {batch}: {child.stderr.strip()}")
+                got[fw] = int(child.stdout.split()[-1]) * 1024
             rows.append((f"{LABELS[name]} batch {batch} peak RSS growth (load + 3 runs)",
                          got["singa"], got["onnxruntime"], ""))
-    return rows
+        return rows
+
+    return _each_model(models, one, "peak memory")
 
 
 def main():
