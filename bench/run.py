@@ -26,6 +26,8 @@ import torch
 from singa import _singa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import onnx_infer  # noqa: E402
 
 
 def median_time(fn, calls: int) -> float:
@@ -285,9 +287,16 @@ def main():
          lambda: bench_training(rounds, args.quick)),
         ("Training peak memory (fresh process each, 3 steps)",
          lambda: bench_memory(args.threads, args.quick)),
+        # peer: onnxruntime (bench/onnx_infer.py); --quick: ResNet-18 at batch 1 only
+        ("ONNX inference latency vs onnxruntime",
+         lambda: onnx_infer.bench_latency(compare_many, args.threads, rounds, args.quick)),
+        ("ONNX inference model load time vs onnxruntime",
+         lambda: onnx_infer.bench_load(compare_many, args.threads, rounds, args.quick)),
+        ("ONNX inference peak memory vs onnxruntime (fresh process each)",
+         lambda: onnx_infer.bench_memory(args.threads, args.quick)),
     ]
     if args.quick:
-        sections = [sections[0], sections[3], sections[4], sections[5]]
+        sections = [sections[i] for i in (0, 3, 4, 5, 6, 7, 8)]
     else:
         sys.path.insert(0, HERE)
         import dist
@@ -316,13 +325,17 @@ def main():
         write_results(out, args)
 
 
-# Sections whose two columns are not singa and torch (bench/dist.py's):
+# Sections whose two columns are not singa and its peer (bench/dist.py's):
 # title -> ((first column, second column), (scale, unit)).
 COLUMNS = {}
 
 
+def _peer(title):
+    return "onnxruntime" if "onnx" in title.lower() else "torch"
+
+
 def _columns(title):
-    return COLUMNS[title][0] if title in COLUMNS else ("ours", "torch")
+    return COLUMNS[title][0] if title in COLUMNS else ("ours", _peer(title))
 
 
 def _unit(title):
@@ -338,10 +351,12 @@ def write_results(out, args):
         "",
         f"Produced by `make bench` (`.venv/bin/python bench/run.py`) on {datetime.date.today()}.",
         f"Machine: {machine()}.",
-        f"Threads: {args.threads} for both singa and torch, in one process. Each time is the median over "
-        f"{args.rounds} alternating rounds of the per-round median; ratio = singa / torch (below 1.0: singa is faster).",
+        f"Threads: {args.threads} for singa and its peer, in one process. Each time is the median over "
+        f"{args.rounds} alternating rounds of the per-round median; ratio = singa / peer (below 1.0: singa is faster).",
+        "The peer is torch, except in the ONNX sections: onnxruntime (CPU provider, all graph optimizations, "
+        "intra-op threads = singa's; bench/onnx_infer.py).",
         "",
-        "| benchmark | singa (ms) | torch (ms) | ratio | note |",
+        "| benchmark | singa (ms) | peer (ms) | ratio | note |",
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for title, section, err in out:
