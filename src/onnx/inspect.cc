@@ -23,7 +23,8 @@ class Inspector {
  public:
   Inspector(ModelInfo& info, std::string base_dir) : info_(info), base_dir_(std::move(base_dir)) {}
 
-  void ReadGraph(const onnx::GraphProto& gp, bool top) {
+  // `prefix` names the node and attribute a subgraph belongs to ("loop1/body/").
+  void ReadGraph(const onnx::GraphProto& gp, bool top, const std::string& prefix = "") {
     for (const auto& init : gp.initializer()) {
       int64_t n = 1;
       for (int64_t d : init.dims()) n *= d;
@@ -41,7 +42,7 @@ class Inspector {
         if (!inits.count(in.name())) Declared(in, "graph input", info_.inputs);
       for (const auto& out : gp.output()) Declared(out, "graph output", info_.outputs);
     }
-    for (int i = 0; i < gp.node_size(); ++i) ReadNode(gp.node(i), i);
+    for (int i = 0; i < gp.node_size(); ++i) ReadNode(gp.node(i), i, prefix);
   }
 
  private:
@@ -62,10 +63,10 @@ class Inspector {
         {name, np.op_type(), DomainName(DomainKey(np.domain())), std::move(reason), unknown_op});
   }
 
-  void ReadNode(const onnx::NodeProto& np, int index) {
+  void ReadNode(const onnx::NodeProto& np, int index, const std::string& prefix) {
     const std::string domain = DomainKey(np.domain());
     const std::string name =
-        np.name().empty() ? np.op_type() + "#" + std::to_string(index) : np.name();
+        prefix + (np.name().empty() ? np.op_type() + "#" + std::to_string(index) : np.name());
     ++info_.num_nodes;
     ++info_.op_histogram[domain.empty() ? np.op_type() : domain + ":" + np.op_type()];
 
@@ -76,8 +77,8 @@ class Inspector {
       if (np.op_type() == "Scan" && DefaultOpset() < 9)
         Issue(np, name, "Scan before opset 9 (batch axis, sequence_lens) is not supported", false);
       for (const auto& a : np.attribute()) {
-        if (a.has_g()) ReadGraph(a.g(), false);
-        for (const auto& sub : a.graphs()) ReadGraph(sub, false);
+        if (a.has_g()) ReadGraph(a.g(), false, name + "/" + a.name() + "/");
+        for (const auto& sub : a.graphs()) ReadGraph(sub, false, name + "/" + a.name() + "/");
       }
       return;
     }

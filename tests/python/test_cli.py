@@ -112,6 +112,24 @@ def test_info_lists_unsupported_ops_with_node_names(tmp_path):
     assert "com.example:FooBar 2" in r.stdout and "FLOPs        n/a" in r.stdout
 
 
+def test_info_names_unsupported_nodes_inside_subgraphs(tmp_path):
+    then_g = helper.make_graph([helper.make_node("Neg", ["a"], ["t"], name="neg")], "then", [],
+                               [helper.make_tensor_value_info("t", 1, [2])])
+    else_g = helper.make_graph([helper.make_node("Weird", ["a"], ["e"], domain="x.y")], "else",
+                               [], [helper.make_tensor_value_info("e", 1, [2])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], name="if1", then_branch=then_g,
+                          else_branch=else_g)], "g",
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a", 1, [2])], [helper.make_tensor_value_info("y", 1, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("x.y", 1)])
+    onnx.save(model, tmp_path / "if.onnx")
+    out = singa("info", tmp_path / "if.onnx").stdout
+    assert "nodes        3" in out and "If 1, Neg 1, x.y:Weird 1" in out
+    assert "unsupported op x.y:Weird (1 node: if1/else_branch/Weird#0)" in out
+
+
 def test_run_matches_the_reference_evaluator(cnn, tmp_path):
     x = np.random.default_rng(1).standard_normal((2, 3, 8, 8)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)

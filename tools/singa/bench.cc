@@ -51,6 +51,10 @@ int RunBench(const Args& args) {
                            "first dim (" +
                            Describe(in) + ")");
 
+  // Inputs that cannot be generated fail here, before any output.
+  dims.batch = batches[0];
+  for (const auto& in : rep->inputs()) GeneratedInput(in, dims);
+
   std::printf("model %s, %d thread%s, %lld iterations after %lld warm-up\n", args.model.c_str(),
               GetNumThreads(), GetNumThreads() == 1 ? "" : "s", static_cast<long long>(iterations),
               static_cast<long long>(warmup));

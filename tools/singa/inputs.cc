@@ -141,6 +141,7 @@ TensorList ModelInputs(const sonnx::SingaRep& rep, const Args& args, const DimVa
 }
 
 std::string Describe(const sonnx::ValueInfo& v) {
+  if (v.dtype == DType::kUndefined && !v.has_shape) return v.name + ": (type not declared)";
   std::string s = v.name + ": " + (v.dtype == DType::kUndefined ? "?" : std::string(Name(v.dtype)));
   if (!v.has_shape) return s + "[shape not declared]";
   s += "[";

@@ -22,9 +22,10 @@ const std::vector<Command>& Commands() {
        "IR and opset versions, inputs and outputs, parameter count, a FLOPs estimate, the op\n"
        "histogram and the nodes singa cannot import (with why).",
        "MODEL.onnx [options]",
-       {kDimOption},
+       {kDimOption, kInputOption},
        "FLOPs: 2 per multiply-add of Conv, ConvTranspose, Gemm and MatMul nodes, measured by one\n"
-       "run with generated inputs (symbolic dims 1 unless --dim); other ops are not counted.\n",
+       "run with generated inputs (symbolic dims 1 unless --dim; or the --input files); other\n"
+       "ops and the nodes of subgraphs are not counted.\n",
        RunInfo},
       {"run",
        "Runs the model once and writes its outputs, by name, to an .npz (or one output to .npy).",

@@ -24,7 +24,9 @@ namespace singa::sonnx {
 
 // A node that Prepare would refuse, and why (the importer's message).
 struct NodeIssue {
-  std::string node;  // the node's name, or "<op_type>#<index>" when it has none
+  // The node's name, or "<op_type>#<index>" when it has none; a subgraph's
+  // nodes are prefixed with their node and attribute: "if1/else_branch/neg".
+  std::string node;
   std::string op_type, domain;
   std::string reason;
   bool unknown_op = false;  // no schema for the op at the model's opset (else: attributes, arity)
