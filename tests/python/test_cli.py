@@ -240,6 +240,13 @@ def test_bad_input_is_one_line_and_exit_2(cnn, tmp_path):
     corrupt.write_bytes(cnn.read_bytes()[:200])
     np.save(tmp_path / "wrong.npy", np.zeros((2, 4, 8, 8), np.float32))
     (tmp_path / "junk.npy").write_text("not numpy")
+    # A header promising far more data than the file has (and than memory holds).
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 3, 8, 8), }"
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    (tmp_path / "huge.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
+                                        + header.encode() + bytes(64))
+    np.savez(tmp_path / "cut.npz", x=np.zeros((2, 3, 8, 8), np.float32))
+    (tmp_path / "cut.npz").write_bytes((tmp_path / "cut.npz").read_bytes()[:-40])
     cases = {
         ("info", tmp_path / "missing.onnx"): "cannot open ONNX model",
         ("run", tmp_path / "missing.onnx", "--input", tmp_path / "wrong.npy"):
@@ -249,6 +256,8 @@ def test_bad_input_is_one_line_and_exit_2(cnn, tmp_path):
         ("run", cnn, "--input", tmp_path / "wrong.npy"): "got float32[2,4,8,8]",
         ("run", cnn, "--input", tmp_path / "missing.npy"): "cannot open",
         ("run", cnn, "--input", tmp_path / "junk.npy"): "is not a .npy file",
+        ("run", cnn, "--input", tmp_path / "huge.npy"): "truncated file",
+        ("run", cnn, "--input", tmp_path / "cut.npz"): "is not an .npz file",
         ("run", cnn): "input x: float32[N,3,8,8] is not given",
         ("run", cnn, "--input", f"z={tmp_path / 'wrong.npy'}"): "the model has no input 'z'",
         ("bench", cnn, "--frobnicate"): "unknown option '--frobnicate'",

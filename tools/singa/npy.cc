@@ -64,6 +64,7 @@ std::string_view HeaderField(std::string_view header, std::string_view key,
   SINGA_CHECK(at != std::string_view::npos, IOError, what << ": malformed .npy header");
   ++at;
   while (at < header.size() && header[at] == ' ') ++at;
+  SINGA_CHECK(at < header.size(), IOError, what << ": malformed .npy header");
   size_t end = at;
   if (header[at] == '(') {
     end = header.find(')', at);
@@ -185,15 +186,23 @@ Tensor ParseNpy(std::string_view b, const std::string& what) {
                    << "' is not supported (bool, ints, floats, complex or unicode)");
 
   // Fortran order: the data is the C-order array of the reversed shape.
+  // The size the header promises, checked against the file before anything
+  // is allocated (a corrupt header must not ask for exabytes).
+  const size_t item = dtype == DType::kString ? 4 * unicode_chars : SizeOf(dtype);
+  size_t want = item;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    SINGA_CHECK(!__builtin_mul_overflow(n, d, &n) &&
+                    !__builtin_mul_overflow(want, static_cast<size_t>(d), &want),
+                IOError, what << ": the .npy shape " << ToString(shape) << " is too large");
+  }
+  SINGA_CHECK(b.size() - data_at >= want, IOError,
+              what << ": " << b.size() - data_at << " bytes of data for " << descr
+                   << ToString(shape) << " (expected " << want << "; truncated file?)");
+  // Fortran order: the data is the C-order array of the reversed shape.
   Shape stored = shape;
   if (fortran) std::reverse(stored.begin(), stored.end());
   Tensor t(stored, dtype);
-  const int64_t n = t.numel();
-  const size_t item = dtype == DType::kString ? 4 * unicode_chars : SizeOf(dtype);
-  const size_t want = static_cast<size_t>(n) * item;
-  SINGA_CHECK(b.size() - data_at >= want, IOError,
-              what << ": " << b.size() - data_at << " bytes of data for " << t.ToString()
-                   << " (expected " << want << "; truncated file?)");
   const char* data = b.data() + data_at;
   if (dtype == DType::kString) {
     std::string* out = t.data<std::string>();
@@ -340,7 +349,11 @@ NamedTensors ReadNpz(const std::string& path) {
     SINGA_CHECK(local + 30 <= b.size() && Le(b, local, 4) == 0x04034b50, IOError,
                 entry << ": corrupt zip entry");
     const size_t data_at = local + 30 + Le(b, local + 26, 2) + Le(b, local + 28, 2);
-    SINGA_CHECK(data_at + csize <= b.size(), IOError, entry << ": truncated");
+    SINGA_CHECK(data_at <= b.size() && csize <= b.size() - data_at, IOError,
+                entry << ": truncated");
+    // Deflate expands at most ~1032:1; a larger claimed size is corruption.
+    SINGA_CHECK(method == 0 ? usize == csize : usize / 1032 <= csize + 1, IOError,
+                entry << ": corrupt sizes in the zip directory");
     std::string data;
     if (method == 0) {
       data = std::string(b.substr(data_at, csize));
