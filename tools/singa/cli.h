@@ -84,6 +84,8 @@ std::string Describe(const sonnx::ValueInfo& v);
 std::string Grouped(int64_t n);
 std::string Bytes(double bytes);
 std::string Scaled(double v);
+// Error messages are printed on one line.
+std::string OneLine(std::string s);
 
 void ApplyThreads(const Args& args);
 

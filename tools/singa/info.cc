@@ -6,14 +6,6 @@
 #include "singa/onnx/inspect.h"
 
 namespace singa::cli {
-namespace {
-
-std::string OneLine(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
-}
-
-}  // namespace
 
 int RunInfo(const Args& args) {
   const DimValues dims = ParseDims(args);

@@ -1,5 +1,6 @@
 // What the commands that run a model share: its inputs (from files or
 // generated), symbolic dims, threads, and number formatting.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -178,6 +179,11 @@ std::string Scaled(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, u ? "%.3g%s" : "%.0f%s", v, kUnits[u]);
   return buf;
+}
+
+std::string OneLine(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
 }
 
 void ApplyThreads(const Args& args) {

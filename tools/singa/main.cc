@@ -83,11 +83,6 @@ std::string MainHelp() {
   return s;
 }
 
-std::string OneLine(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
-}
-
 }  // namespace
 }  // namespace singa::cli
 
