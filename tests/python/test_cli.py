@@ -152,6 +152,14 @@ def test_run_reads_named_npz_inputs(cnn, tmp_path):
     np.testing.assert_allclose(np.load(tmp_path / "o.npz")["prob"], want, rtol=1e-5, atol=1e-6)
 
 
+def test_run_generates_inputs_with_dims(cnn, tmp_path):
+    r = singa("run", cnn, "--generate", "--dim", "N=3", "--output", tmp_path / "o.npz")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "o.npz") as got:
+        assert got["prob"].shape == (3, 5)
+        np.testing.assert_allclose(got["prob"].sum(axis=1), 1, rtol=1e-5)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float64", "int64", "int8", "uint16", "bool"])
 def test_npy_round_trip_through_identity(tmp_path, dtype):
     """Every dtype numpy writes comes back from the CLI's reader and writer unchanged,

@@ -1,5 +1,6 @@
 // singa bench MODEL.onnx --batch 1 8 --threads N --iterations K
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -60,6 +61,8 @@ int RunBench(const Args& args) {
               static_cast<long long>(warmup));
   std::printf("%6s %10s %10s %10s %10s %12s %12s\n", "batch", "p50 ms", "p90 ms", "p99 ms",
               "mean ms", "samples/s", "pool peak");
+  // A progress line on a terminal (long runs of large models); none in pipes and logs.
+  const bool progress = isatty(STDERR_FILENO);
   for (int64_t b : batches) {
     dims.batch = b;
     TensorList inputs;
@@ -72,7 +75,11 @@ int RunBench(const Args& args) {
       TensorList out = rep->Run(inputs);
       const auto t1 = std::chrono::steady_clock::now();
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      if (progress)
+        std::fprintf(stderr, "\rbatch %lld: %lld/%lld runs", static_cast<long long>(b),
+                     static_cast<long long>(i + 1), static_cast<long long>(iterations));
     }
+    if (progress) std::fprintf(stderr, "\r%40s\r", "");
     std::sort(ms.begin(), ms.end());
     double mean = 0;
     for (double v : ms) mean += v / static_cast<double>(ms.size());
