@@ -3,6 +3,7 @@
 #             development install of singa into .venv (idempotent, fast when done)
 # make test:  setup + C++ tests (ctest) + Python tests (pytest)
 # make bench: setup + benchmarks against the peers; writes bench/RESULTS.md
+# make docs:  setup + regenerate docs/ops.md from the op registry
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -11,7 +12,7 @@ APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protob
             libopenmpi-dev openmpi-bin clang-format
 SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
-.PHONY: setup apt venv build demo test test-cpp test-python bench format clean
+.PHONY: setup apt venv build demo test test-cpp test-python bench docs format clean
 
 setup: build
 
@@ -32,6 +33,7 @@ build: venv
 	@test -f $(BUILD)/build.ninja || PATH=$(abspath $(VENV))/bin:$$PATH cmake -S . -B $(BUILD) -G Ninja \
 	  -DPython_EXECUTABLE=$(abspath $(PY))
 	@PATH=$(abspath $(VENV))/bin:$$PATH cmake --build $(BUILD)
+	@install -m 755 $(BUILD)/singa $(VENV)/bin/singa
 	@echo "$(abspath python)" > $(SITE)/singa-dev.pth
 
 demo: build
@@ -47,6 +49,9 @@ test: test-cpp test-python
 
 bench: build
 	$(PY) bench/run.py
+
+docs: build
+	$(PY) tools/gen_op_table.py
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -1,0 +1,280 @@
+"""The `singa` command line on small models written here: info, run, bench and
+check with their real outputs, and bad input (one line on stderr, exit 2)."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def _cli():
+    """$SINGA_CLI, else the build tree's binary, else the one installed beside python."""
+    for path in (os.environ.get("SINGA_CLI"), os.path.join(ROOT, "build", "singa"),
+                 os.path.join(os.path.dirname(sys.executable), "singa"), shutil.which("singa")):
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    pytest.fail("the singa command line is not built (cmake --build build)")
+
+
+def singa(*args, **env):
+    e = {**os.environ, "SINGA_PYTHON": sys.executable, **env}
+    return subprocess.run([_cli(), *map(str, args)], capture_output=True, text=True, env=e,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def cnn(tmp_path_factory):
+    """Conv -> Relu -> MaxPool -> GlobalAveragePool -> Reshape -> MatMul, batch symbolic."""
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "B"),
+             numpy_helper.from_array(rng.standard_normal((4, 5)).astype(np.float32), "G"),
+             numpy_helper.from_array(np.array([0, -1], np.int64), "shape")]
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], name="conv1", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"], name="relu1"),
+             helper.make_node("MaxPool", ["r"], ["p"], name="pool1", kernel_shape=[2, 2],
+                              strides=[2, 2]),
+             helper.make_node("GlobalAveragePool", ["p"], ["gp"], name="gap"),
+             helper.make_node("Reshape", ["gp", "shape"], ["f"], name="flat"),
+             helper.make_node("MatMul", ["f", "G"], ["y"], name="fc"),
+             helper.make_node("Softmax", ["y"], ["prob"], name="softmax", axis=1)]
+    graph = helper.make_graph(
+        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 5]),
+         helper.make_tensor_value_info("prob", TensorProto.FLOAT, ["N", 5])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="test_cli", producer_version="1")
+    onnx.checker.check_model(model)
+    path = tmp_path_factory.mktemp("cli") / "cnn.onnx"
+    onnx.save(model, path)
+    return path
+
+
+def _scaled(v):
+    """The CLI's number format: 13824 -> '13.8 K'."""
+    units = ["", " K", " M", " G"]
+    u = 0
+    while v >= 1000 and u < 3:
+        v, u = v / 1000, u + 1
+    return f"{v:.3g}{units[u]}" if u else f"{v:.0f}"
+
+
+def _one_error_line(r):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    lines = r.stderr.strip("\n").split("\n")
+    assert len(lines) == 1 and lines[0].startswith("singa"), r.stderr
+    assert "Traceback" not in r.stderr and "terminate" not in r.stderr
+    return lines[0]
+
+
+def test_info_reports_versions_io_params_flops_and_histogram(cnn):
+    r = singa("info", cnn)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "IR version   " + str(onnx.load(cnn).ir_version) in out
+    assert "ai.onnx 17" in out and "test_cli 1" in out
+    assert "x: float32[N,3,8,8]" in out and "prob: float32[N,5]" in out
+    assert "parameters   132 " in out  # 4*3*3*3 + 4 + 4*5 floats; the int64 shape is not one
+    # Conv: 2 x (1*4*8*8 outputs) x (3*3*3) multiply-adds; MatMul: 2 x (1*5) x 4.
+    conv, matmul = 2 * 4 * 8 * 8 * 27, 2 * 5 * 4
+    assert f"FLOPs        {_scaled(conv + matmul)} (Conv {_scaled(conv)}, MatMul 40; 2 nodes)" in out
+    for op in ["Conv 1", "MatMul 1", "Softmax 1", "Reshape 1"]:
+        assert op in out
+    assert "supported    yes" in out
+
+
+def test_info_flops_follow_dim(cnn):
+    out = singa("info", cnn, "--dim", "N=4").stdout
+    assert f"(Conv {_scaled(4 * 2 * 4 * 8 * 8 * 27)}, MatMul 160; 2 nodes)" in out
+
+
+def test_info_lists_unsupported_ops_with_node_names(tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="r"),
+             helper.make_node("FooBar", ["a"], ["b"], name="foo1", domain="com.example"),
+             helper.make_node("FooBar", ["b"], ["c"], name="foo2", domain="com.example"),
+             helper.make_node("Softmax", ["c"], ["y"], name="sm", axis=7)]
+    graph = helper.make_graph(nodes, "u", [helper.make_tensor_value_info("x", 1, [2])],
+                              [helper.make_tensor_value_info("y", 1, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.example", 1)])
+    onnx.save(model, tmp_path / "u.onnx")
+    r = singa("info", tmp_path / "u.onnx")
+    assert r.returncode == 0, r.stderr
+    assert "supported    no" in r.stdout
+    assert "unsupported op com.example:FooBar (2 nodes: foo1, foo2)" in r.stdout
+    assert "com.example:FooBar 2" in r.stdout and "FLOPs        n/a" in r.stdout
+
+
+def test_info_names_unsupported_nodes_inside_subgraphs(tmp_path):
+    then_g = helper.make_graph([helper.make_node("Neg", ["a"], ["t"], name="neg")], "then", [],
+                               [helper.make_tensor_value_info("t", 1, [2])])
+    else_g = helper.make_graph([helper.make_node("Weird", ["a"], ["e"], domain="x.y")], "else",
+                               [], [helper.make_tensor_value_info("e", 1, [2])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], name="if1", then_branch=then_g,
+                          else_branch=else_g)], "g",
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a", 1, [2])], [helper.make_tensor_value_info("y", 1, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("x.y", 1)])
+    onnx.save(model, tmp_path / "if.onnx")
+    out = singa("info", tmp_path / "if.onnx").stdout
+    assert "nodes        3" in out and "If 1, Neg 1, x.y:Weird 1" in out
+    assert "unsupported op x.y:Weird (1 node: if1/else_branch/Weird#0)" in out
+
+
+def test_run_matches_the_reference_evaluator(cnn, tmp_path):
+    x = np.random.default_rng(1).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = singa("run", cnn, "--input", tmp_path / "x.npy", "--output", tmp_path / "out.npz")
+    assert r.returncode == 0, r.stderr
+    assert "y: float32[2,5]" in r.stdout
+    want = ReferenceEvaluator(str(cnn)).run(None, {"x": x})
+    with np.load(tmp_path / "out.npz") as got:
+        assert sorted(got.files) == ["prob", "y"]
+        np.testing.assert_allclose(got["y"], want[0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got["prob"], want[1], rtol=1e-5, atol=1e-6)
+
+
+def test_run_reads_named_npz_inputs(cnn, tmp_path):
+    x = np.random.default_rng(2).standard_normal((3, 3, 8, 8)).astype(np.float32)
+    np.savez_compressed(tmp_path / "in.npz", x=x)  # a deflated entry
+    r = singa("run", cnn, "--input", tmp_path / "in.npz", "--output", tmp_path / "o.npz")
+    assert r.returncode == 0, r.stderr
+    want = ReferenceEvaluator(str(cnn)).run(None, {"x": x})[1]
+    np.testing.assert_allclose(np.load(tmp_path / "o.npz")["prob"], want, rtol=1e-5, atol=1e-6)
+
+
+def test_run_generates_inputs_with_dims(cnn, tmp_path):
+    r = singa("run", cnn, "--generate", "--dim", "N=3", "--output", tmp_path / "o.npz")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "o.npz") as got:
+        assert got["prob"].shape == (3, 5)
+        np.testing.assert_allclose(got["prob"].sum(axis=1), 1, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64", "int64", "int8", "uint16", "bool"])
+def test_npy_round_trip_through_identity(tmp_path, dtype):
+    """Every dtype numpy writes comes back from the CLI's reader and writer unchanged,
+    including Fortran-ordered arrays."""
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "id",
+                              [helper.make_tensor_value_info("x", elem, [2, 3])],
+                              [helper.make_tensor_value_info("y", elem, [2, 3])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              tmp_path / "id.onnx")
+    x = np.asfortranarray((np.arange(6).reshape(2, 3) % 3).astype(dtype))
+    np.save(tmp_path / "x.npy", x)
+    r = singa("run", tmp_path / "id.onnx", "--input", f"x={tmp_path / 'x.npy'}", "--output",
+              tmp_path / "y.npy")
+    assert r.returncode == 0, r.stderr
+    y = np.load(tmp_path / "y.npy")
+    assert y.dtype == x.dtype and np.array_equal(y, x)
+
+
+def test_bench_reports_percentiles_throughput_and_memory(cnn):
+    r = singa("bench", cnn, "--batch", "1", "4", "--threads", "1", "--iterations", "3")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "1 thread, 3 iterations" in lines[0]
+    assert lines[1].split()[:4] == ["batch", "p50", "ms", "p90"]
+    rows = [line.split() for line in lines[2:4]]
+    assert [row[0] for row in rows] == ["1", "4"]
+    for row in rows:
+        p50, p90, p99, mean, per_s = map(float, row[1:6])
+        assert 0 < p50 <= p90 <= p99 and mean > 0 and per_s > 0
+    assert lines[4].startswith("peak RSS ")
+
+
+def test_check_agrees_with_onnxruntime(cnn):
+    pytest.importorskip("onnxruntime")
+    r = singa("check", cnn, "--dim", "N=2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1].startswith("ok:")
+    for name in ["y ", "prob "]:
+        row = next(line for line in r.stdout.splitlines() if line.startswith(name))
+        assert row.split()[1] == "float32[2,5]" and row.endswith("ok")
+        assert float(row.split()[3]) < 1e-4  # max abs difference
+
+
+def test_check_fails_when_outputs_differ(tmp_path):
+    """Dropout in training mode draws different masks in singa and onnxruntime."""
+    pytest.importorskip("onnxruntime")
+    inits = [numpy_helper.from_array(np.array(0.5, np.float32), "ratio"),
+             numpy_helper.from_array(np.array(True), "training")]
+    graph = helper.make_graph(
+        [helper.make_node("Dropout", ["x", "ratio", "training"], ["y"])], "d",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              tmp_path / "d.onnx")
+    r = singa("check", tmp_path / "d.onnx")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1].startswith("FAIL")
+
+
+def test_check_without_onnxruntime_runs_singa_only(cnn, tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho \"No module named 'onnxruntime'\" >&2\nexit 3\n")
+    fake.chmod(0o755)
+    r = singa("check", cnn, SINGA_PYTHON=str(fake))
+    assert r.returncode == 0, r.stderr
+    assert "y: float32[1,5]" in r.stdout and "onnxruntime is not installed" in r.stdout
+
+
+@pytest.mark.parametrize("command", ["info", "run", "bench", "check"])
+def test_help(command):
+    r = singa(command, "--help")
+    assert r.returncode == 0 and r.stdout.startswith(f"usage: singa {command} ")
+    assert "--help" in r.stdout
+
+
+def test_main_help_lists_commands():
+    r = singa("--help")
+    assert r.returncode == 0
+    for command in ["info", "run", "bench", "check"]:
+        assert f"\n  {command} " in r.stdout
+
+
+def test_bad_input_is_one_line_and_exit_2(cnn, tmp_path):
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(cnn.read_bytes()[:200])
+    np.save(tmp_path / "wrong.npy", np.zeros((2, 4, 8, 8), np.float32))
+    (tmp_path / "junk.npy").write_text("not numpy")
+    # A header promising far more data than the file has (and than memory holds).
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 3, 8, 8), }"
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    (tmp_path / "huge.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
+                                        + header.encode() + bytes(64))
+    np.savez(tmp_path / "cut.npz", x=np.zeros((2, 3, 8, 8), np.float32))
+    (tmp_path / "cut.npz").write_bytes((tmp_path / "cut.npz").read_bytes()[:-40])
+    cases = {
+        ("info", tmp_path / "missing.onnx"): "cannot open ONNX model",
+        ("run", tmp_path / "missing.onnx", "--input", tmp_path / "wrong.npy"):
+            "cannot open ONNX model",
+        ("info", corrupt): "not a valid ONNX model",
+        ("check", corrupt): "not a valid ONNX model",
+        ("run", cnn, "--input", tmp_path / "wrong.npy"): "got float32[2,4,8,8]",
+        ("run", cnn, "--input", tmp_path / "missing.npy"): "cannot open",
+        ("run", cnn, "--input", tmp_path / "junk.npy"): "is not a .npy file",
+        ("run", cnn, "--input", tmp_path / "huge.npy"): "truncated file",
+        ("run", cnn, "--input", tmp_path / "cut.npz"): "is not an .npz file",
+        ("run", cnn): "input x: float32[N,3,8,8] is not given",
+        ("run", cnn, "--input", f"z={tmp_path / 'wrong.npy'}"): "the model has no input 'z'",
+        ("bench", cnn, "--frobnicate"): "unknown option '--frobnicate'",
+        ("bench", cnn, "--batch", "two"): "--batch takes an integer",
+        ("bench", cnn, "--iterations", "0"): "--iterations must be at least 1",
+        ("info",): "no MODEL.onnx given",
+        ("explode", cnn): "unknown command 'explode'",
+        (): "no command given",
+    }
+    for args, message in cases.items():
+        line = _one_error_line(singa(*args))
+        assert message in line, (args, line)

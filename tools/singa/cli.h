@@ -1,0 +1,97 @@
+// The `singa` command line: one file per command (info.cc, run.cc, bench.cc,
+// check.cc), the argument parser and the model inputs they share (here and
+// args.cc, inputs.cc), numpy files (npy.h). main.cc dispatches and turns every
+// error into one line on stderr: exit 2 for bad input (arguments, files,
+// models, shapes), 1 for a failed check, 0 otherwise.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "npy.h"
+#include "singa/onnx/sonnx.h"
+
+namespace singa::cli {
+
+// A mistake in the command line (unknown flag, missing value, bad number).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct OptionSpec {
+  std::string name;     // "--batch"
+  std::string metavar;  // "N [N ...]"; empty for a flag
+  bool many = false;    // takes one or more values (repeatable)
+  std::string help;
+};
+
+struct Command {
+  std::string name, summary, usage;
+  std::vector<OptionSpec> options;
+  std::string details;  // printed after the options by --help
+  int (*run)(const struct Args&);
+};
+
+struct Args {
+  const Command* command = nullptr;
+  std::string model;  // the one positional argument
+  std::map<std::string, std::vector<std::string>> values;
+
+  bool has(const std::string& name) const { return values.count(name) > 0; }
+  const std::vector<std::string>& list(const std::string& name) const;
+  std::string get(const std::string& name, const std::string& fallback) const;
+  int64_t get_int(const std::string& name, int64_t fallback, int64_t min_value) const;
+  double get_double(const std::string& name, double fallback) const;
+  std::vector<int64_t> get_ints(const std::string& name, std::vector<int64_t> fallback,
+                                int64_t min_value) const;
+};
+
+// Parses argv[2..] for `command`; sets `help` when --help/-h is given.
+Args ParseArgs(const Command& command, int argc, char** argv, bool& help);
+std::string HelpText(const Command& command);
+int64_t ParseInt(const std::string& text, const std::string& what);
+
+// Options shared by the commands that run a model.
+extern const OptionSpec kThreadsOption, kDimOption, kInputOption, kSeedOption;
+
+// The model's symbolic dims fixed by --dim NAME=N and, for the first dim of
+// an input, by a batch size (0: not given).
+struct DimValues {
+  std::map<std::string, int64_t> named;
+  int64_t batch = 0;
+};
+DimValues ParseDims(const Args& args);
+
+// The concrete shape of a declared input: fixed dims as declared, a symbolic
+// first dim from the batch, other symbolic dims from --dim (default 1).
+Shape InputShape(const sonnx::ValueInfo& info, const DimValues& dims);
+
+// Values for the model's inputs: from --input files (NAME=FILE, or FILE in
+// input order; .npy or an .npz of named arrays), the others (when
+// `fill_missing`) generated: floats uniform in [0, 1) from `seed`, integers
+// 0 (a valid index into any non-empty axis), bools false.
+TensorList ModelInputs(const sonnx::SingaRep& rep, const Args& args, const DimValues& dims,
+                       bool fill_missing);
+Tensor GeneratedInput(const sonnx::ValueInfo& info, const DimValues& dims);
+
+// "x: float32[N,3,224,224]"
+std::string Describe(const sonnx::ValueInfo& v);
+// 11689512 -> "11,689,512"; bytes -> "44.6 MiB"; flops -> "3.64 G".
+std::string Grouped(int64_t n);
+std::string Bytes(double bytes);
+std::string Scaled(double v);
+// Error messages are printed on one line.
+std::string OneLine(std::string s);
+
+void ApplyThreads(const Args& args);
+
+int RunInfo(const Args& args);
+int RunRun(const Args& args);
+int RunBench(const Args& args);
+int RunCheck(const Args& args);
+
+}  // namespace singa::cli
