@@ -318,9 +318,10 @@ def test_export_trained_model(name):
     m = make()
     _train(m, x, y, 3)
     om = _export_and_compare(m, x, name)
-    # The trained values are the initializers, named by their dotted paths.
+    # The trained values (and running statistics) are the initializers,
+    # named by their dotted paths.
     inits = _initializers(om)
-    for k, p in m.get_params().items():
+    for k, p in m.get_states().items():
         assert k in inits, f"{name}: parameter {k} missing from the export"
         np.testing.assert_array_equal(inits[k], tensor.to_numpy(p))
 
