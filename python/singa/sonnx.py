@@ -28,8 +28,9 @@ stores_grad) train. A "layer" for last_layers is a graph node in run order
 (opset 9+) run their subgraphs, which may read values of the enclosing graphs.
 
 to_onnx (C++: singa/onnx/export.h) traces the autograd records back from
-the outputs: in grad mode every op records itself, so outputs computed with
-autograd.training on (or by the callable to_onnx runs) carry their graph.
+the outputs: given a callable it runs it with tracing on (every op records
+itself); outputs computed with autograd.training on carry the records of
+the ops gradients flow through.
 
 Errors: UnsupportedOp (a NotImplementedError) for ops, domains or types singa
 does not implement; InvalidModel (a ValueError) for malformed graphs;
@@ -198,17 +199,20 @@ def _ct_list(ts, what):
 
 
 def _record(fn, inputs, training):
-    """Runs fn(*inputs) with every op recording itself (grad mode on) and
-    the training mode `training`; returns its outputs as a list."""
-    grad, mode = _singa.grad_enabled(), _singa.training_mode()
+    """Runs fn(*inputs) with every op recording itself (grad mode and
+    tracing on) and the training mode `training`; returns its outputs as a
+    list."""
+    grad, mode, tracing = _singa.grad_enabled(), _singa.training_mode(), _o.tracing_enabled()
     _singa.set_grad_enabled(True)
     _singa.set_training_mode(bool(training))
+    _o.set_tracing(True)
     try:
         forward = fn.forward if isinstance(fn, _model.Model) else fn
         ys = forward(*inputs)
     finally:
         _singa.set_grad_enabled(grad)
         _singa.set_training_mode(mode)
+        _o.set_tracing(tracing)
     if isinstance(ys, (Tensor, _singa.CTensor)):
         return [ys]
     return list(ys)
@@ -218,9 +222,11 @@ def to_onnx(inputs, outputs, model_name="sonnx", opset=None, dynamic_batch=False
             input_names=None, output_names=None, path=None):
     """The computation from `inputs` to `outputs` as an onnx.ModelProto.
 
-    outputs: Tensors computed from `inputs` while ops recorded (grad mode:
-    autograd.training = True), or a callable (a Model, whose forward is
-    used, or a function) that to_onnx runs on `inputs` with recording on.
+    outputs: a callable (a Model, whose forward is used, or a function)
+    that to_onnx runs on `inputs` with every op recording itself; or, as in
+    SINGA, Tensors computed from `inputs` in training mode
+    (autograd.training = True), whose records cover the ops gradients flow
+    through (ops without a gradient, such as Shape, need the callable form).
     Parameters become initializers named by their dotted paths.
     opset: the target ai.onnx opset (default: the newest every op allows;
     older ones >= 11 where the ops allow). dynamic_batch: dim 0 of the graph

@@ -61,6 +61,9 @@ void BindOnnx(nb::module_& m) {
       "model"_a, "device"_a = Device::Cpu(), "base_dir"_a = "",
       "Reads a serialized ModelProto; external data is read below base_dir.");
 
+  o.def("tracing_enabled", &TracingEnabled);
+  o.def("set_tracing", &SetTracing, "on"_a,
+        "While on (in grad mode) every op records itself, for to_onnx.");
   auto options = [](const std::string& model_name, int opset, bool dynamic_batch, bool training,
                     std::vector<std::string> input_names, std::vector<std::string> output_names) {
     sonnx::ExportOptions o;

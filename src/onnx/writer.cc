@@ -2,8 +2,6 @@
 // outputs and writes them as an onnx.ModelProto (see singa/onnx/export.h).
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -302,9 +300,9 @@ class Exporter {
       SINGA_CHECK(y.defined(), ShapeError, "to_onnx: output " << i << " is undefined");
       SINGA_CHECK(input_index_.count(y.id()) || y.creator() || y.stores_grad(), ShapeError,
                   "to_onnx: output " << i << " (" << Describe(y)
-                                     << ") has no recorded history: run the forward in grad "
-                                        "mode (Python: autograd.training = True, or pass "
-                                        "sonnx.to_onnx a callable) on the given inputs");
+                                     << ") has no recorded history: run the forward on the "
+                                        "given inputs in grad mode with tracing on (Python: "
+                                        "pass sonnx.to_onnx a callable)");
     }
     std::unordered_set<const Node*> seen;
     // Iterative post-order DFS: deep unrolled graphs (RNNs) must not overflow the stack.

@@ -8,7 +8,13 @@ namespace singa {
 namespace {
 thread_local bool t_grad_enabled = true;
 thread_local bool t_training = false;
+thread_local bool t_tracing = false;
 }  // namespace
+
+bool TracingEnabled() { return t_tracing; }
+void SetTracing(bool on) { t_tracing = on; }
+TracingGuard::TracingGuard(bool on) : prev_(t_tracing) { t_tracing = on; }
+TracingGuard::~TracingGuard() { t_tracing = prev_; }
 
 bool TrainingMode() { return t_training; }
 void SetTrainingMode(bool on) { t_training = on; }
@@ -25,13 +31,11 @@ void internal::MaybeRecord(const OpSchema& op, const std::shared_ptr<const void>
   if (!t_grad_enabled) return;
   bool any = false;
   for (const Tensor& t : inputs) any |= t.defined() && t.requires_grad();
-  // NOTE: in grad mode every op application is recorded, also those no
-  // gradient flows through (ops without a backward, inputs that need no
-  // gradient): the ONNX export (sonnx::ToOnnx) traces the graph from these
-  // records, as SINGA's frontend does. Only a node on a gradient path saves
-  // tensors for backward and makes its outputs require grad; the others are
-  // invisible to backward.
+  // While tracing (for the ONNX export), also the applications no gradient
+  // flows through are recorded: they save nothing and their outputs do not
+  // require grad, so backward never reaches them.
   const bool for_grad = any && op.backward;
+  if (!for_grad && !t_tracing) return;
   auto node = std::make_shared<autograd::Node>();
   node->op = &op;
   node->attrs = attrs;

@@ -55,6 +55,7 @@ void Trained(Mlp& m, const Tensor& x) {
 // The model's inference forward, recorded (grad mode on, training mode off).
 Tensor RecordedForward(Mlp& m, const Tensor& x) {
   GradModeGuard record(true);
+  TracingGuard trace;
   TrainingModeGuard inference(false);
   return m.Forward({x})[0];
 }

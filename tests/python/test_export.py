@@ -58,19 +58,22 @@ ORT_ATOL = 1e-5
 
 
 class Recording:
-    """Grad mode on (every op records itself) with the training mode given."""
+    """Grad mode and tracing on (every op records itself), the training mode given."""
 
     def __init__(self, training=False):
         self.training = training
 
     def __enter__(self):
-        self.prev = (_singa.grad_enabled(), _singa.training_mode())
+        self.prev = (_singa.grad_enabled(), _singa.training_mode(),
+                     _singa.sonnx.tracing_enabled())
         _singa.set_grad_enabled(True)
         _singa.set_training_mode(self.training)
+        _singa.sonnx.set_tracing(True)
 
     def __exit__(self, *exc):
         _singa.set_grad_enabled(self.prev[0])
         _singa.set_training_mode(self.prev[1])
+        _singa.sonnx.set_tracing(self.prev[2])
 
 
 def ort_run(m, feeds):

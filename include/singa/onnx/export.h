@@ -2,15 +2,17 @@
 // tensors, traced back through the autograd records, written as an ONNX
 // model that other runtimes run.
 //
-//   singa::GradModeGuard record(true);              // ops record while grad mode is on
+//   singa::GradModeGuard record(true);              // ops record in grad mode,
+//   singa::TracingGuard trace;                      // every op while tracing
 //   Tensor y = model.Forward({x})[0];
 //   std::string bytes = singa::sonnx::ToOnnx({x}, {y}, {.model_name = "cnn"});
 //   singa::sonnx::SaveOnnx("cnn.onnx", {x}, {y});   // written atomically
 //
-// Where the graph comes from: in grad mode (Python: autograd.training = True,
-// or sonnx.to_onnx given a callable) every op application records a node
-// with its schema, parsed attributes and inputs (singa/ops/tape.h). The
-// trace walks these from the outputs and stops at the given inputs. Leaves
+// Where the graph comes from: in grad mode the op applications gradients
+// flow through record a node with their schema, parsed attributes and inputs
+// (singa/ops/tape.h); with tracing on as well (TracingGuard; Python's
+// sonnx.to_onnx given a callable) every op application does. The trace walks
+// these from the outputs and stops at the given inputs. Leaves
 // it reaches are parameters (stores_grad: initializers named by
 // Tensor::name(), the dotted path) or constants (initializers too).
 // Every recorded op becomes a node of its own ONNX name, attributes taken
