@@ -1,4 +1,4 @@
-"""singa.sonnx: ONNX models in singa (import; export comes with the export issue).
+"""singa.sonnx: ONNX models in singa: import (prepare) and export (to_onnx).
 
     import onnx
     from singa import sonnx
@@ -12,6 +12,12 @@
         def forward(self, *x):
             return super().forward(*x)[0]
 
+    autograd.training = True                       # ops record themselves
+    y = model(x)
+    m = sonnx.to_onnx([x], [y])                    # -> onnx.ModelProto
+    m = sonnx.to_onnx([x], model)                  # or: runs model.forward(x) recording
+    sonnx.save(m, "model.onnx")
+
 The work happens in C++ (singa._singa.sonnx, include/singa/onnx/sonnx.h):
 prepare reads the model once (opsets, topological order, initializers,
 Constant nodes, external data, every node's op and parsed attributes); run
@@ -20,6 +26,11 @@ imported model records for backward and its initializers (parameters,
 stores_grad) train. A "layer" for last_layers is a graph node in run order
 (Constant nodes are folded at prepare and do not count). If, Loop and Scan
 (opset 9+) run their subgraphs, which may read values of the enclosing graphs.
+
+to_onnx (C++: singa/onnx/export.h) traces the autograd records back from
+the outputs: given a callable it runs it with tracing on (every op records
+itself); outputs computed with autograd.training on carry the records of
+the ops gradients flow through.
 
 Errors: UnsupportedOp (a NotImplementedError) for ops, domains or types singa
 does not implement; InvalidModel (a ValueError) for malformed graphs;
@@ -190,8 +201,73 @@ class SingaBackend(Backend):
         return True
 
 
-def to_onnx(inputs, outputs, model_name="sonnx"):
-    raise NotImplementedError("sonnx.to_onnx: export comes with the export issue")
+def _ct_list(ts, what):
+    if isinstance(ts, (Tensor, _singa.CTensor)):
+        ts = [ts]
+    out = []
+    for i, t in enumerate(ts):
+        if isinstance(t, Tensor):
+            out.append(t.data)
+        elif isinstance(t, _singa.CTensor):
+            out.append(t)
+        else:
+            raise TypeError(f"sonnx.to_onnx: {what} {i} must be a singa Tensor, got "
+                            f"{type(t).__name__}")
+    return out
+
+
+def _record(fn, inputs, training):
+    """Runs fn(*inputs) with every op recording itself (grad mode and
+    tracing on) and the training mode `training`; returns its outputs as a
+    list."""
+    grad, mode, tracing = _singa.grad_enabled(), _singa.training_mode(), _o.tracing_enabled()
+    _singa.set_grad_enabled(True)
+    _singa.set_training_mode(bool(training))
+    _o.set_tracing(True)
+    try:
+        forward = fn.forward if isinstance(fn, _model.Model) else fn
+        ys = forward(*inputs)
+    finally:
+        _singa.set_grad_enabled(grad)
+        _singa.set_training_mode(mode)
+        _o.set_tracing(tracing)
+    if isinstance(ys, (Tensor, _singa.CTensor)):
+        return [ys]
+    return list(ys)
+
+
+def to_onnx(inputs, outputs, model_name="sonnx", opset=None, dynamic_batch=False, training=False,
+            input_names=None, output_names=None, path=None):
+    """The computation from `inputs` to `outputs` as an onnx.ModelProto.
+
+    outputs: a callable (a Model, whose forward is used, or a function)
+    that to_onnx runs on `inputs` with every op recording itself; or, as in
+    SINGA, Tensors computed from `inputs` in training mode
+    (autograd.training = True), whose records cover the ops gradients flow
+    through (ops without a gradient, such as Shape, need the callable form).
+    Parameters become initializers named by their dotted paths.
+    opset: the target ai.onnx opset (default: the newest every op allows;
+    older ones >= 11 where the ops allow). dynamic_batch: dim 0 of the graph
+    inputs and outputs becomes the symbol "batch". training=False writes ops
+    recorded in training form (BatchNormalization, Dropout) in their
+    inference form. path: also write the model there, atomically.
+    Errors name the tensor or op: ValueError for a tensor without recorded
+    history, an unused input or a name clash; NotImplementedError for an op
+    without an ONNX form."""
+    if isinstance(inputs, (Tensor, _singa.CTensor)):
+        inputs = [inputs]
+    inputs = list(inputs)
+    if callable(outputs) and not isinstance(outputs, (Tensor, _singa.CTensor, list, tuple)):
+        outputs = _record(outputs, inputs, training)
+    args = (_ct_list(inputs, "input"), _ct_list(outputs, "output"), str(model_name),
+            int(opset or 0), bool(dynamic_batch), bool(training),
+            [str(n) for n in (input_names or [])], [str(n) for n in (output_names or [])])
+    data = _o.to_onnx(*args)
+    if path is not None:
+        _o.save_onnx(os.fspath(path), *args)
+    model = onnx.ModelProto()
+    model.ParseFromString(data)
+    return model
 
 
 class SONNXModel(_model.Model):

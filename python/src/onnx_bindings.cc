@@ -8,6 +8,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include "singa/onnx/export.h"
 #include "singa/onnx/sonnx.h"
 
 namespace nb = nanobind;
@@ -16,7 +17,7 @@ using namespace nb::literals;
 namespace singa {
 
 void BindOnnx(nb::module_& m) {
-  nb::module_ o = m.def_submodule("sonnx", "ONNX import: prepare and SingaRep");
+  nb::module_ o = m.def_submodule("sonnx", "ONNX import (prepare, SingaRep) and export (to_onnx)");
   nb::class_<sonnx::ValueInfo>(o, "ValueInfo")
       .def_ro("name", &sonnx::ValueInfo::name)
       .def_ro("dtype", &sonnx::ValueInfo::dtype)
@@ -62,6 +63,54 @@ void BindOnnx(nb::module_& m) {
       },
       "model"_a, "device"_a = Device::Cpu(), "base_dir"_a = "",
       "Reads a serialized ModelProto; external data is read below base_dir.");
+
+  o.def("tracing_enabled", &TracingEnabled);
+  o.def("set_tracing", &SetTracing, "on"_a,
+        "While on (in grad mode) every op records itself, for to_onnx.");
+  auto options = [](const std::string& model_name, int opset, bool dynamic_batch, bool training,
+                    std::vector<std::string> input_names, std::vector<std::string> output_names) {
+    sonnx::ExportOptions o;
+    o.model_name = model_name;
+    o.opset = opset;
+    o.dynamic_batch = dynamic_batch;
+    o.training = training;
+    o.input_names = std::move(input_names);
+    o.output_names = std::move(output_names);
+    return o;
+  };
+  o.def(
+      "to_onnx",
+      [options](const TensorList& inputs, const TensorList& outputs, const std::string& model_name,
+                int opset, bool dynamic_batch, bool training, std::vector<std::string> input_names,
+                std::vector<std::string> output_names) {
+        std::string bytes;
+        {
+          nb::gil_scoped_release release;
+          bytes = sonnx::ToOnnx(inputs, outputs,
+                                options(model_name, opset, dynamic_batch, training,
+                                        std::move(input_names), std::move(output_names)));
+        }
+        return nb::bytes(bytes.data(), bytes.size());
+      },
+      "inputs"_a, "outputs"_a, "model_name"_a = "sonnx", "opset"_a = 0, "dynamic_batch"_a = false,
+      "training"_a = false, "input_names"_a = std::vector<std::string>(),
+      "output_names"_a = std::vector<std::string>(),
+      "The graph from inputs to outputs (traced from the autograd records) as a serialized "
+      "ModelProto.");
+  o.def(
+      "save_onnx",
+      [options](const std::string& path, const TensorList& inputs, const TensorList& outputs,
+                const std::string& model_name, int opset, bool dynamic_batch, bool training,
+                std::vector<std::string> input_names, std::vector<std::string> output_names) {
+        nb::gil_scoped_release release;
+        sonnx::SaveOnnx(path, inputs, outputs,
+                        options(model_name, opset, dynamic_batch, training, std::move(input_names),
+                                std::move(output_names)));
+      },
+      "path"_a, "inputs"_a, "outputs"_a, "model_name"_a = "sonnx", "opset"_a = 0,
+      "dynamic_batch"_a = false, "training"_a = false, "input_names"_a = std::vector<std::string>(),
+      "output_names"_a = std::vector<std::string>(),
+      "Exports to path atomically (a temporary file renamed into place).");
 }
 
 }  // namespace singa

@@ -26,7 +26,8 @@ void Backward(const Tensor& y, const Tensor& dy, const GradCallback& on_grad) {
               "backward: dy " << dy.ToString() << " does not match y " << y.ToString());
   NoGradGuard no_grad;
   Tensor seed = dy.defined() ? dy : Tensor::Ones(y.shape(), y.dtype(), y.device());
-  if (!y.creator()) {  // y is itself a leaf
+  // A result no gradient flows to (recorded only for export) counts as a leaf.
+  if (!y.creator() || !y.requires_grad()) {
     if (y.stores_grad()) on_grad(y, seed);
     return;
   }

@@ -24,6 +24,9 @@ Tensor& Layer::AddParam(const std::string& name, Tensor t) {
 }
 
 Tensor& Layer::AddBuffer(const std::string& name, Tensor t) {
+  // Naming gives t its autograd record now, so the layer's copies share the
+  // dotted-path name NameParams sets later (export names initializers by it).
+  t.set_name(name);
   buffers_.emplace_back(name, std::move(t));
   return buffers_.back().second;
 }

@@ -21,6 +21,7 @@
 #include "kernels/cpu/dnnl_util.h"
 #include "ops/common.h"
 #include "ops/grad_util.h"
+#include "singa/onnx/export.h"
 
 namespace singa {
 namespace {
@@ -388,6 +389,32 @@ TensorList Backward9(const GradCtx& g, const BatchNorm9Attrs& a) {
   return Backward(g, a.epsilon, g.num_outputs() > 1);
 }
 
+// Exported in inference form unless the export keeps training ops: the
+// running statistics normalize, and the updated ones are not outputs.
+void Export14(sonnx::ExportCtx& c, const BatchNorm14Attrs& a) {
+  if (a.training_mode == 0) return c.AddDefault();
+  std::vector<std::string> in;
+  for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.input_name(i));
+  if (c.training()) {
+    // ONNX's training form always has the three outputs.
+    std::vector<std::string> out;
+    for (int i = 0; i < 3; ++i)
+      out.push_back(i < c.num_outputs() && !c.output_name(i).empty()
+                        ? c.output_name(i)
+                        : c.FreshName("BatchNormalization_stat"));
+    return c.AddNode("BatchNormalization", in, out, c.attrs());
+  }
+  bool stats_read = false;
+  for (int i = 1; i < c.num_outputs(); ++i) stats_read |= !c.output_name(i).empty();
+  SINGA_CHECK(!stats_read, UnsupportedOp,
+              "to_onnx: " << c.where()
+                          << ": the graph reads the updated running statistics, which the "
+                             "inference form has not; export with training on");
+  AttrMap attrs = c.attrs();
+  attrs.erase("training_mode");
+  c.AddNode("BatchNormalization", in, {c.output_name(0)}, attrs);
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
@@ -403,7 +430,8 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
     .infer(Infer14)
     .kernel(Forward14<true>)
     .reference(Forward14<false>)
-    .backward(Backward14);
+    .backward(Backward14)
+    .to_onnx(Export14);
 SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
     .since_opset(9)
     .inputs({"X", "scale", "B", "mean", "var"})

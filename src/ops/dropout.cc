@@ -17,6 +17,7 @@
 #include "kernels/cpu/float8.h"
 #include "ops/grad_util.h"
 #include "ops/movement.h"
+#include "singa/onnx/export.h"
 
 namespace singa {
 namespace {
@@ -164,6 +165,15 @@ TensorList Backward12(const GradCtx& g, const Dropout12Attrs&) {
 }
 TensorList Backward7(const GradCtx& g, const Dropout7Attrs&) { return {g.grad_output(0)}; }
 
+// Exported in inference form unless the export keeps training ops: without
+// the training_mode input Dropout passes its data through.
+void Export12(sonnx::ExportCtx& c, const Dropout12Attrs&) {
+  if (c.training() || c.num_inputs() < 3 || c.input_name(2).empty()) return c.AddDefault();
+  std::vector<std::string> out;
+  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output_name(i));
+  c.AddNode("Dropout", {c.input_name(0), c.input_name(1)}, out, c.attrs());
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Dropout, Dropout7Attrs)
@@ -195,7 +205,8 @@ SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
     .infer(Infer12)
     .kernel(Forward12)
     .backward_outputs(2)
-    .backward(Backward12);
+    .backward(Backward12)
+    .to_onnx(Export12);
 // 13 added bfloat16.
 SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
     .since_opset(13)
@@ -208,7 +219,8 @@ SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
     .infer(Infer12)
     .kernel(Forward12)
     .backward_outputs(2)
-    .backward(Backward12);
+    .backward(Backward12)
+    .to_onnx(Export12);
 // 22 added the float8 types (data and ratio) and bfloat16 ratios.
 SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
     .since_opset(22)
@@ -221,6 +233,7 @@ SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
     .infer(Infer12)
     .kernel(Forward12)
     .backward_outputs(2)
-    .backward(Backward12);
+    .backward(Backward12)
+    .to_onnx(Export12);
 
 }  // namespace singa

@@ -3,6 +3,7 @@
 // Opset 18 adds `num_outputs`, where the last part may be shorter.
 // https://onnx.ai/onnx/operators/onnx__Split.html
 #include "ops/movement.h"
+#include "singa/onnx/export.h"
 
 namespace singa {
 namespace {
@@ -93,6 +94,17 @@ TensorList Backward(const GradCtx& g, const SplitAttrs& a) {
   return d;
 }
 
+// Opset 18 wants `split` or `num_outputs`; ours splits equally into the
+// outputs asked for when neither is given, which num_outputs says.
+void Export18(sonnx::ExportCtx& c, const SplitAttrs& a) {
+  if (a.num_outputs || (c.num_inputs() > 1 && !c.input_name(1).empty())) return c.AddDefault();
+  AttrMap attrs = c.attrs();
+  attrs["num_outputs"] = static_cast<int64_t>(c.num_outputs());
+  std::vector<std::string> out;
+  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output_name(i));
+  c.AddNode("Split", {c.input_name(0)}, out, attrs);
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Split, SplitAttrs)
@@ -125,6 +137,7 @@ SINGA_REGISTER_OP(Split, SplitAttrs)
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
     .kernel(Forward)
-    .backward(Backward);
+    .backward(Backward)
+    .to_onnx(Export18);
 
 }  // namespace singa

@@ -8,7 +8,13 @@ namespace singa {
 namespace {
 thread_local bool t_grad_enabled = true;
 thread_local bool t_training = false;
+thread_local bool t_tracing = false;
 }  // namespace
+
+bool TracingEnabled() { return t_tracing; }
+void SetTracing(bool on) { t_tracing = on; }
+TracingGuard::TracingGuard(bool on) : prev_(t_tracing) { t_tracing = on; }
+TracingGuard::~TracingGuard() { t_tracing = prev_; }
 
 bool TrainingMode() { return t_training; }
 void SetTrainingMode(bool on) { t_training = on; }
@@ -22,20 +28,31 @@ GradModeGuard::~GradModeGuard() { t_grad_enabled = prev_; }
 
 void internal::MaybeRecord(const OpSchema& op, const std::shared_ptr<const void>& attrs,
                            std::span<const Tensor> inputs, TensorList& outputs) {
-  if (!t_grad_enabled || !op.backward) return;
+  if (!t_grad_enabled) return;
   bool any = false;
   for (const Tensor& t : inputs) any |= t.defined() && t.requires_grad();
-  if (!any) return;
+  // While tracing (for the ONNX export), also the applications no gradient
+  // flows through are recorded: they save nothing and their outputs do not
+  // require grad, so backward never reaches them.
+  const bool for_grad = any && op.backward;
+  if (!for_grad && !t_tracing) return;
   auto node = std::make_shared<autograd::Node>();
   node->op = &op;
   node->attrs = attrs;
   node->inputs.assign(inputs.begin(), inputs.end());
   node->num_inputs = static_cast<int>(inputs.size());
   node->num_outputs = static_cast<int>(outputs.size());
-  node->saved.reserve(inputs.size() + outputs.size());
-  for (const Tensor& t : inputs) node->saved.push_back(t.defined() ? t.Detach() : Tensor());
-  for (const Tensor& t : outputs) node->saved.push_back(t.Detach());
-  for (size_t i = 0; i < outputs.size(); ++i) outputs[i].set_creator(node, static_cast<int>(i));
+  if (for_grad) {
+    node->saved.reserve(inputs.size() + outputs.size());
+    for (const Tensor& t : inputs) node->saved.push_back(t.defined() ? t.Detach() : Tensor());
+    for (const Tensor& t : outputs) node->saved.push_back(t.Detach());
+  } else {
+    node->released = true;  // nothing saved: backward must never run it
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outputs[i].set_creator(node, static_cast<int>(i));
+    if (!for_grad) outputs[i].set_requires_grad(false);
+  }
 }
 
 }  // namespace singa

@@ -66,6 +66,9 @@ class KernelVariantGuard {
 };
 
 class OpSchema;
+namespace sonnx {
+class ExportCtx;  // singa/onnx/export.h
+}
 
 // What shape inference sees: the op, the inputs (with their values: shape
 // inference may read small inputs such as Reshape's `shape`), and how many
@@ -123,6 +126,9 @@ class OpSchema {
   // Gradients of the inputs from the gradients of the outputs, written with
   // framework ops; an undefined entry means no gradient for that input.
   using BackwardFn = std::function<TensorList(const GradCtx&, const void*)>;
+  // Writes the op as ONNX node(s) where our form differs from ONNX's (see
+  // singa/onnx/export.h); without one the export is the identity.
+  using ExportFn = std::function<void(sonnx::ExportCtx&, const void*)>;
 
   struct DTypeRule {
     std::vector<DType> allowed;
@@ -140,6 +146,7 @@ class OpSchema {
   KernelFn kernel, reference;
   AliasFn alias;
   BackwardFn backward;
+  ExportFn to_onnx;
   // Outputs the backward reads (Dropout's mask): when the op is recorded for
   // autograd, at least this many are computed and saved, whatever the caller
   // asked for; the caller still gets only the outputs it asked for.
@@ -343,6 +350,11 @@ class OpBuilder {
   // The backward reads outputs [0, n) even when the caller does not ask for them.
   OpBuilder& backward_outputs(int n) {
     s_->backward_outputs = n;
+    return *this;
+  }
+  // Export hook: the op's ONNX form when it is not the recorded one.
+  OpBuilder& to_onnx(std::function<void(sonnx::ExportCtx&, const A&)> fn) {
+    s_->to_onnx = [fn](sonnx::ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
     return *this;
   }
   OpBuilder& alias(std::function<TensorList(const InferCtx&, const A&)> fn) {

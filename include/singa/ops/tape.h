@@ -37,6 +37,24 @@ class NoGradGuard : public GradModeGuard {
   NoGradGuard() : GradModeGuard(false) {}
 };
 
+// Tracing: while on (and grad mode is on) every op application records
+// itself, also those no gradient flows through (ops without a backward,
+// inputs that need no gradient): the ONNX export (singa/onnx/export.h) walks
+// these records. Off by default: records of the others would keep their
+// inputs alive for nothing.
+bool TracingEnabled();
+void SetTracing(bool on);  // this thread's; C++ prefers the guard
+class TracingGuard {
+ public:
+  explicit TracingGuard(bool on = true);
+  ~TracingGuard();
+  TracingGuard(const TracingGuard&) = delete;
+  TracingGuard& operator=(const TracingGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
 // Training mode: layers built on ops whose behaviour differs between training
 // and inference (Dropout, BatchNormalization) read it and pass the op its
 // training_mode; kernels never read it. Off by default (inference).

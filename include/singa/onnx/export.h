@@ -1,0 +1,99 @@
+// ONNX export ("the sonnx frontend"): the computation that produced some
+// tensors, traced back through the autograd records, written as an ONNX
+// model that other runtimes run.
+//
+//   singa::GradModeGuard record(true);              // ops record in grad mode,
+//   singa::TracingGuard trace;                      // every op while tracing
+//   Tensor y = model.Forward({x})[0];
+//   std::string bytes = singa::sonnx::ToOnnx({x}, {y}, {.model_name = "cnn"});
+//   singa::sonnx::SaveOnnx("cnn.onnx", {x}, {y});   // written atomically
+//
+// Where the graph comes from: in grad mode the op applications gradients
+// flow through record a node with their schema, parsed attributes and inputs
+// (singa/ops/tape.h); with tracing on as well (TracingGuard; Python's
+// sonnx.to_onnx given a callable) every op application does. The trace walks
+// these from the outputs and stops at the given inputs. Leaves
+// it reaches are parameters (stores_grad: initializers named by
+// Tensor::name(), the dotted path) or constants (initializers too).
+// Every recorded op becomes a node of its own ONNX name, attributes taken
+// from its parsed form (those that differ from the default); an op whose
+// form differs registers a hook, OpBuilder::to_onnx, that writes the node(s)
+// through ExportCtx. Ops of the internal domain ai.singa have no ONNX form.
+//
+// Opsets: by default the newest opset (not above kLatestOpset) at which every
+// recorded op keeps its recorded form; an explicit older target (>= 11) works
+// where each op's registered version is also the one in effect there.
+//
+// Errors (singa exceptions naming the tensor or op): an output with no
+// recorded history (run the forward in grad mode), an input the outputs do
+// not depend on, a value computed from an input without a recorded op, an
+// op without an ONNX form (UnsupportedOp), two tensors with one name.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "singa/core/tensor.h"
+#include "singa/ops/op.h"
+
+namespace singa::sonnx {
+
+struct ExportOptions {
+  std::string model_name = "sonnx";
+  // Target ai.onnx opset; 0 picks the newest one every op allows.
+  int opset = 0;
+  // Marks dimension 0 of every graph input and output as the symbol "batch".
+  bool dynamic_batch = false;
+  // false (as torch's export): ops recorded in training form are written in
+  // their inference form (BatchNormalization uses the running statistics,
+  // Dropout passes through). true: as recorded.
+  bool training = false;
+  // Graph input/output names; empty: the tensor's name, else input_<i> / output_<i>.
+  std::vector<std::string> input_names, output_names;
+};
+
+// Serialized onnx.ModelProto of the graph from `inputs` to `outputs`.
+std::string ToOnnx(const TensorList& inputs, const TensorList& outputs,
+                   const ExportOptions& options = {});
+
+// Exports to `path` through a temporary file in the same folder renamed into
+// place: on any error the file at `path` is left as it was (IOError for
+// write failures).
+void SaveOnnx(const std::string& path, const TensorList& inputs, const TensorList& outputs,
+              const ExportOptions& options = {});
+
+// What an op's export hook (OpBuilder::to_onnx) sees for one recorded op
+// application: its inputs' values and names in the exported graph, the names
+// its outputs must get, and ways to add nodes and constants.
+class ExportCtx {
+ public:
+  virtual ~ExportCtx() = default;
+  virtual const OpSchema& op() const = 0;
+  virtual int opset() const = 0;  // the target ai.onnx opset
+  virtual bool training() const = 0;
+  virtual int num_inputs() const = 0;
+  // The recorded value of input i (undefined when absent) and its name ("" when absent).
+  virtual const Tensor& input(int i) const = 0;
+  virtual const std::string& input_name(int i) const = 0;
+  virtual int num_outputs() const = 0;
+  // The name output i must get; "" when nothing in the graph reads it.
+  virtual const std::string& output_name(int i) const = 0;
+  // The op's attributes that differ from their defaults (its parsed form).
+  virtual AttrMap attrs() const = 0;
+  // Adds an initializer holding `value`; returns its name.
+  virtual std::string AddConstant(const Tensor& value, std::string_view hint) = 0;
+  // A fresh value name for an intermediate result of a hook's nodes.
+  virtual std::string FreshName(std::string_view hint) = 0;
+  // Adds a node; attribute values as in AttrMap (ints, floats, strings, tensors, lists).
+  virtual void AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
+                       const std::vector<std::string>& outputs, const AttrMap& attrs,
+                       const std::string& domain = "") = 0;
+  // The identity export: the op as recorded, with attrs() (checks that the
+  // target opset has the recorded form).
+  virtual void AddDefault() = 0;
+  // "BatchNormalization (making float32[2,3])" for error messages.
+  virtual std::string where() const = 0;
+};
+
+}  // namespace singa::sonnx

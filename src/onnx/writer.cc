@@ -1,0 +1,592 @@
+// sonnx::ToOnnx / SaveOnnx: traces the autograd records back from the
+// outputs and writes them as an onnx.ModelProto (see singa/onnx/export.h).
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "onnx/proto.h"
+#include "singa/onnx/export.h"
+
+namespace singa::sonnx {
+namespace {
+
+using autograd::Node;
+
+constexpr int kOldestOpset = 11;
+
+// The oldest IR version that can hold a model of this ai.onnx opset (onnx's
+// VERSION_TABLE): runtimes accept an IR version up to what they know.
+int64_t IrVersionFor(int opset) {
+  if (opset <= 11) return 6;
+  if (opset <= 14) return 7;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  if (opset <= 22) return 10;
+  if (opset <= 23) return 11;
+  if (opset <= 24) return 12;
+  return 13;
+}
+
+std::string Describe(const Tensor& t) {
+  std::string s = t.ToString();
+  if (!t.name().empty()) s = "'" + t.name() + "' " + s;
+  return s;
+}
+
+std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
+
+bool IsPacked4Bit(DType dt) {
+  return dt == DType::kInt4 || dt == DType::kUInt4 || dt == DType::kFloat4E2M1;
+}
+
+void TensorToProto(const Tensor& value, const std::string& name, onnx::TensorProto* p) {
+  p->set_name(name);
+  p->set_data_type(static_cast<int>(value.dtype()));
+  for (int64_t d : value.shape()) p->add_dims(d);
+  const Tensor t = value.Contiguous();
+  const int64_t n = t.numel();
+  if (t.dtype() == DType::kString) {
+    const std::string* s = t.data<std::string>();
+    for (int64_t i = 0; i < n; ++i) p->add_string_data(s[i]);
+    return;
+  }
+  std::string raw;
+  if (n > 0) {
+    const auto* src = static_cast<const char*>(t.raw_data());
+    if (IsPacked4Bit(t.dtype())) {
+      // One value per byte in memory; two per byte in ONNX, low nibble first.
+      raw.assign(static_cast<size_t>((n + 1) / 2), '\0');
+      for (int64_t i = 0; i < n; ++i)
+        raw[i / 2] |= static_cast<char>((src[i] & 0x0f) << (i % 2 ? 4 : 0));
+    } else {
+      raw.assign(src, t.nbytes());
+    }
+  }
+  p->set_raw_data(std::move(raw));
+}
+
+// Attribute values equal to their defaults are left out: ONNX then applies
+// the same default, and sentinels (an empty kernel_shape: "from W") stay unsaid.
+bool SameAttr(const AttrValue& a, const AttrValue& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, Tensor> || std::is_same_v<X, std::vector<Tensor>>)
+          return false;  // tensor attributes are always written
+        else
+          return x == std::get<X>(b);
+      },
+      a);
+}
+
+void AttrToProto(const std::string& name, const AttrValue& v, onnx::AttributeProto* a,
+                 const std::string& where) {
+  using A = onnx::AttributeProto;
+  a->set_name(name);
+  std::visit(
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, std::monostate>) {
+          throw Error(where + ": attribute '" + name + "' has no value");
+        } else if constexpr (std::is_same_v<X, int64_t>) {
+          a->set_type(A::INT);
+          a->set_i(x);
+        } else if constexpr (std::is_same_v<X, float>) {
+          a->set_type(A::FLOAT);
+          a->set_f(x);
+        } else if constexpr (std::is_same_v<X, std::string>) {
+          a->set_type(A::STRING);
+          a->set_s(x);
+        } else if constexpr (std::is_same_v<X, Tensor>) {
+          a->set_type(A::TENSOR);
+          TensorToProto(x, "", a->mutable_t());
+        } else if constexpr (std::is_same_v<X, std::vector<int64_t>>) {
+          a->set_type(A::INTS);
+          for (int64_t i : x) a->add_ints(i);
+        } else if constexpr (std::is_same_v<X, std::vector<float>>) {
+          a->set_type(A::FLOATS);
+          for (float f : x) a->add_floats(f);
+        } else if constexpr (std::is_same_v<X, std::vector<std::string>>) {
+          a->set_type(A::STRINGS);
+          for (const auto& s : x) a->add_strings(s);
+        } else {
+          a->set_type(A::TENSORS);
+          for (const Tensor& t : x) TensorToProto(t, "", a->add_tensors());
+        }
+      },
+      v);
+}
+
+void SetValueInfo(const Tensor& t, const std::string& name, bool dynamic_batch,
+                  onnx::ValueInfoProto* v) {
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int>(t.dtype()));
+  auto* shape = tt->mutable_shape();
+  for (int64_t i = 0; i < t.ndim(); ++i) {
+    auto* d = shape->add_dim();
+    if (dynamic_batch && i == 0)
+      d->set_dim_param("batch");
+    else
+      d->set_dim_value(t.shape()[i]);
+  }
+}
+
+// The version of `op` in effect at `opset` is the recorded one.
+bool FormAt(const OpSchema& op, int opset) {
+  return OpRegistry::Find(op.name, opset, op.domain) == &op;
+}
+
+class Exporter;
+
+class NodeCtx final : public ExportCtx {
+ public:
+  NodeCtx(Exporter& ex, const Node& node, std::vector<std::string> in, std::vector<std::string> out)
+      : ex_(ex), node_(node), in_(std::move(in)), out_(std::move(out)) {}
+  const OpSchema& op() const override { return *node_.op; }
+  int opset() const override;
+  bool training() const override;
+  int num_inputs() const override { return node_.num_inputs; }
+  const Tensor& input(int i) const override { return node_.inputs.at(i); }
+  const std::string& input_name(int i) const override { return in_.at(i); }
+  int num_outputs() const override { return node_.num_outputs; }
+  const std::string& output_name(int i) const override { return out_.at(i); }
+  AttrMap attrs() const override {
+    AttrMap m;
+    if (!node_.op->dump) return m;
+    for (auto& [k, v] : node_.op->dump(node_.attrs.get())) {
+      const AttrInfo* info = node_.op->find_attr(k);
+      if (info && !info->required && SameAttr(v, info->default_value)) continue;
+      m.emplace(k, v);
+    }
+    return m;
+  }
+  std::string AddConstant(const Tensor& value, std::string_view hint) override;
+  std::string FreshName(std::string_view hint) override;
+  void AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
+               const std::vector<std::string>& outputs, const AttrMap& attrs,
+               const std::string& domain) override;
+  void AddDefault() override;
+  std::string where() const override {
+    std::string s = node_.op->name;
+    if (!node_.op->domain.empty()) s += " (domain " + node_.op->domain + ")";
+    // Saved outputs exist until backward ran; after it the op's name must do.
+    std::string made;
+    for (int i = 0; i < node_.num_outputs; ++i) {
+      const size_t k = static_cast<size_t>(node_.num_inputs + i);
+      if (k < node_.saved.size() && node_.saved[k].defined())
+        made += (made.empty() ? "" : ", ") + node_.saved[k].ToString();
+    }
+    return made.empty() ? s : s + " (making " + made + ")";
+  }
+
+ private:
+  Exporter& ex_;
+  const Node& node_;
+  std::vector<std::string> in_, out_;
+};
+
+class Exporter {
+ public:
+  Exporter(const TensorList& inputs, const TensorList& outputs, const ExportOptions& o)
+      : inputs_(inputs), outputs_(outputs), o_(o) {}
+
+  std::string Run() {
+    SINGA_CHECK(!outputs_.empty(), ShapeError, "to_onnx: no output tensors given");
+    SINGA_CHECK(
+        o_.input_names.empty() || o_.input_names.size() == inputs_.size(), ShapeError,
+        "to_onnx: " << o_.input_names.size() << " input names for " << inputs_.size() << " inputs");
+    SINGA_CHECK(o_.output_names.empty() || o_.output_names.size() == outputs_.size(), ShapeError,
+                "to_onnx: " << o_.output_names.size() << " output names for " << outputs_.size()
+                            << " outputs");
+    NameInputs();
+    Trace();
+    ChooseOpset();
+    NameOutputs();
+    NameLeaves();
+    for (const Node* n : order_) ExportNode(*n);
+    AddOutputs();
+    CheckInputsUsed();
+    return Finish();
+  }
+
+  int opset() const { return opset_; }
+  bool training() const { return o_.training; }
+
+  std::string Fresh(std::string_view hint) {
+    std::string base(hint.empty() ? "v" : hint);
+    std::string name = base;
+    for (int k = 1; taken_.count(name); ++k) name = base + "_" + std::to_string(k);
+    taken_.insert(name);
+    return name;
+  }
+
+  std::string AddConstant(const Tensor& value, std::string_view hint) {
+    std::string name = Fresh(std::string(hint) + "_const");
+    TensorToProto(value, name, graph_.add_initializer());
+    return name;
+  }
+
+  void AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
+               const std::vector<std::string>& outputs, const AttrMap& attrs,
+               const std::string& domain, const std::string& where) {
+    onnx::NodeProto* n = graph_.add_node();
+    n->set_name(Fresh(op_type + "_" + std::to_string(node_count_++)));
+    n->set_op_type(op_type);
+    if (!domain.empty()) n->set_domain(domain);
+    std::vector<std::string> in = inputs;
+    while (!in.empty() && in.back().empty()) in.pop_back();  // trailing absent inputs
+    for (const auto& s : in) n->add_input(s);
+    std::vector<std::string> out = outputs;
+    while (!out.empty() && out.back().empty()) out.pop_back();
+    for (const auto& s : out) n->add_output(s);
+    for (auto& [k, v] : attrs) AttrToProto(k, v, n->add_attribute(), where);
+    if (!domain.empty() && domain != "ai.onnx") extra_domains_.insert(domain);
+  }
+
+  void AddDefault(const NodeCtx& c, const Node& node) {
+    const OpSchema& op = *node.op;
+    SINGA_CHECK(op.domain != "ai.singa", UnsupportedOp,
+                "to_onnx: " << c.where() << " is an internal singa op with no ONNX form");
+    SINGA_CHECK(FormAt(op, opset_), UnsupportedOp,
+                "to_onnx: " << c.where() << " was recorded in its opset-" << op.since_version
+                            << " form, which opset " << opset_
+                            << " does not have; export at an opset where it is in effect");
+    std::vector<std::string> in, out;
+    for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.input_name(i));
+    for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output_name(i));
+    AddNode(op.name, in, out, c.attrs(), op.domain, c.where());
+  }
+
+ private:
+  // ---- the trace ----
+  void NameInputs() {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const Tensor& t = inputs_[i];
+      SINGA_CHECK(t.defined(), ShapeError, "to_onnx: input " << i << " is undefined");
+      std::string name = !o_.input_names.empty() ? o_.input_names[i]
+                         : !t.name().empty()     ? t.name()
+                                                 : "input_" + std::to_string(i);
+      SINGA_CHECK(!input_index_.count(t.id()), ShapeError,
+                  "to_onnx: input " << i << " (" << Describe(t) << ") is given twice");
+      Claim(name, "input " + std::to_string(i) + " " + Describe(t));
+      input_index_[t.id()] = static_cast<int>(i);
+      input_name_.push_back(name);
+      input_blocks_[t.block().get()] = static_cast<int>(i);
+    }
+  }
+
+  // A name given by the user or carried by a tensor: two different values
+  // with one name are an error (generated names step aside instead).
+  void Claim(const std::string& name, const std::string& what) {
+    auto [it, fresh] = claimed_.emplace(name, what);
+    SINGA_CHECK(
+        fresh, ShapeError,
+        "to_onnx: name clash: '" << name << "' names both " << it->second << " and " << what);
+    taken_.insert(name);
+  }
+
+  // Nodes in dependency order (every node after the makers of its inputs);
+  // leaves in first-use order.
+  void Trace() {
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const Tensor& y = outputs_[i];
+      SINGA_CHECK(y.defined(), ShapeError, "to_onnx: output " << i << " is undefined");
+      SINGA_CHECK(input_index_.count(y.id()) || y.creator() || y.stores_grad(), ShapeError,
+                  "to_onnx: output " << i << " (" << Describe(y)
+                                     << ") has no recorded history: run the forward on the "
+                                        "given inputs in grad mode with tracing on (Python: "
+                                        "pass sonnx.to_onnx a callable)");
+    }
+    std::unordered_set<const Node*> seen;
+    // Iterative post-order DFS: deep unrolled graphs (RNNs) must not overflow the stack.
+    std::vector<std::pair<const Node*, size_t>> stack;
+    auto visit_tensor = [&](const Tensor& t) -> const Node* {
+      if (!t.defined() || input_index_.count(t.id())) return nullptr;
+      if (const Node* c = t.creator().get()) return seen.insert(c).second ? c : nullptr;
+      AddLeaf(t);
+      return nullptr;
+    };
+    for (const Tensor& y : outputs_) {
+      if (const Node* root = visit_tensor(y)) stack.emplace_back(root, 0);
+      while (!stack.empty()) {
+        auto& [n, next] = stack.back();
+        if (next < n->inputs.size()) {
+          const Node* c = visit_tensor(n->inputs[next++]);
+          if (c) stack.emplace_back(c, 0);
+          continue;
+        }
+        order_.push_back(n);
+        stack.pop_back();
+      }
+    }
+    for (const Node* n : order_)
+      for (const Tensor& t : n->inputs)
+        if (t.defined()) {
+          if (auto it = input_index_.find(t.id()); it != input_index_.end())
+            used_inputs_.insert(it->second);
+          else if (t.creator())
+            used_outputs_.insert({t.creator().get(), t.output_index()});
+        }
+    for (const Tensor& y : outputs_)
+      if (auto it = input_index_.find(y.id()); it != input_index_.end())
+        used_inputs_.insert(it->second);
+  }
+
+  void AddLeaf(const Tensor& t) {
+    if (leaf_index_.count(t.id())) return;
+    auto it = input_blocks_.find(t.block().get());
+    SINGA_CHECK(it == input_blocks_.end(), ShapeError,
+                "to_onnx: " << Describe(t) << " shares the storage of input " << it->second
+                            << " but is not that tensor: it was derived from the input without "
+                               "a recorded op (a Tensor method or a forward outside grad mode)");
+    leaf_index_[t.id()] = static_cast<int>(leaves_.size());
+    leaves_.push_back(t);
+  }
+
+  void ChooseOpset() {
+    if (o_.opset != 0) {
+      SINGA_CHECK(o_.opset >= kOldestOpset && o_.opset <= kLatestOpset, UnsupportedOp,
+                  "to_onnx: opset " << o_.opset << " is not supported; export targets opsets "
+                                    << kOldestOpset << " to " << kLatestOpset);
+      opset_ = o_.opset;
+      return;
+    }
+    // The newest opset at which every recorded op keeps its form.
+    for (int v = kLatestOpset; v >= kOldestOpset; --v) {
+      bool ok = true;
+      for (const Node* n : order_)
+        if (n->op->domain != "ai.singa" && !FormAt(*n->op, v)) {
+          ok = false;
+          break;
+        }
+      if (ok) {
+        opset_ = v;
+        return;
+      }
+    }
+    // No single opset fits: name the ops whose recorded forms conflict.
+    std::set<std::string> forms;
+    for (const Node* n : order_)
+      if (n->op->domain != "ai.singa")
+        forms.insert(n->op->name + "-" + std::to_string(n->op->since_version));
+    std::string list;
+    for (const auto& f : forms) list += (list.empty() ? "" : ", ") + f;
+    throw UnsupportedOp("to_onnx: no opset in [" + std::to_string(kOldestOpset) + ", " +
+                        std::to_string(kLatestOpset) +
+                        "] has the recorded forms of all ops (op-version: " + list + ")");
+  }
+
+  // ---- names ----
+  void NameOutputs() {
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const Tensor& y = outputs_[i];
+      std::string name = !o_.output_names.empty() ? o_.output_names[i]
+                         : !y.name().empty() && !y.stores_grad() && !input_index_.count(y.id())
+                             ? y.name()
+                             : "output_" + std::to_string(i);
+      Claim(name, "output " + std::to_string(i) + " " + Describe(y));
+      output_name_.push_back(name);
+      // A node output becomes the graph output directly, once; inputs,
+      // leaves and repeats go through an Identity node.
+      if (const Node* c = y.creator().get(); c && !input_index_.count(y.id())) {
+        auto key = std::make_pair(c, y.output_index());
+        if (!value_name_.count(key)) {
+          value_name_[key] = name;
+          used_outputs_.insert(key);
+          continue;
+        }
+      }
+      identity_outputs_.push_back(static_cast<int>(i));
+    }
+  }
+
+  void NameLeaves() {
+    int params = 0, consts = 0;
+    for (const Tensor& t : leaves_) {
+      std::string name;
+      if (!t.name().empty()) {
+        name = t.name();
+        Claim(name, (t.stores_grad() ? "parameter " : "constant ") + Describe(t));
+      } else {
+        name = Fresh(t.stores_grad() ? "param_" + std::to_string(params++)
+                                     : "const_" + std::to_string(consts++));
+      }
+      leaf_name_.push_back(name);
+      TensorToProto(t, name, graph_.add_initializer());
+    }
+  }
+
+  const std::string& NameOf(const Tensor& t) {
+    static const std::string kAbsent;
+    if (!t.defined()) return kAbsent;
+    if (auto it = input_index_.find(t.id()); it != input_index_.end())
+      return input_name_[it->second];
+    if (const Node* c = t.creator().get()) return value_name_.at({c, t.output_index()});
+    return leaf_name_[leaf_index_.at(t.id())];
+  }
+
+  // ---- nodes ----
+  void ExportNode(const Node& n) {
+    std::vector<std::string> in, out;
+    for (const Tensor& t : n.inputs) in.push_back(NameOf(t));
+    for (int i = 0; i < n.num_outputs; ++i) {
+      auto key = std::make_pair(&n, i);
+      if (auto it = value_name_.find(key); it != value_name_.end()) {
+        out.push_back(it->second);
+      } else if (used_outputs_.count(key)) {
+        std::string name =
+            Fresh(n.op->name + "_" + std::to_string(node_count_) + "_out" + std::to_string(i));
+        value_name_[key] = name;
+        out.push_back(name);
+      } else {
+        out.emplace_back();  // nothing reads it
+      }
+    }
+    // Unread outputs before a read one still need a (unique) name.
+    for (size_t i = 0; i < out.size(); ++i) {
+      bool later = false;
+      for (size_t j = i + 1; j < out.size(); ++j) later |= !out[j].empty();
+      if (out[i].empty() && later)
+        out[i] =
+            Fresh(n.op->name + "_" + std::to_string(node_count_) + "_unused" + std::to_string(i));
+    }
+    NodeCtx ctx(*this, n, std::move(in), std::move(out));
+    if (n.op->to_onnx)
+      n.op->to_onnx(ctx, n.attrs.get());
+    else
+      AddDefault(ctx, n);
+  }
+
+  void AddOutputs() {
+    for (int i : identity_outputs_) {
+      const Tensor& y = outputs_[i];
+      AddNode("Identity", {NameOf(y)}, {output_name_[i]}, {}, "", "output " + std::to_string(i));
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      SetValueInfo(outputs_[i], output_name_[i], o_.dynamic_batch, graph_.add_output());
+  }
+
+  void CheckInputsUsed() {
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      SINGA_CHECK(used_inputs_.count(static_cast<int>(i)), ShapeError,
+                  "to_onnx: input " << i << " (" << Describe(inputs_[i])
+                                    << ") is not used by the recorded history of the outputs: "
+                                       "was the forward run on another tensor (a copy, or "
+                                       "graph mode), or outside grad mode?");
+  }
+
+  std::string Finish() {
+    onnx::ModelProto model;
+    model.set_ir_version(IrVersionFor(opset_));
+    model.set_producer_name("singa");
+    auto* op = model.add_opset_import();
+    op->set_domain("");
+    op->set_version(opset_);
+    for (const auto& d : extra_domains_) {
+      auto* o = model.add_opset_import();
+      o->set_domain(d);
+      o->set_version(1);
+    }
+    graph_.set_name(o_.model_name);
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      SetValueInfo(inputs_[i], input_name_[i], o_.dynamic_batch, graph_.add_input());
+    *model.mutable_graph() = std::move(graph_);
+    std::string bytes;
+    SINGA_CHECK(model.ByteSizeLong() < (size_t{1} << 31), UnsupportedOp,
+                "to_onnx: the model is " << model.ByteSizeLong()
+                                         << " bytes; protobuf files are limited to 2 GB");
+    SINGA_CHECK(model.SerializeToString(&bytes), Error, "to_onnx: serializing the model failed");
+    return bytes;
+  }
+
+  struct PairHash {
+    size_t operator()(const std::pair<const Node*, int>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + static_cast<size_t>(p.second);
+    }
+  };
+
+  const TensorList& inputs_;
+  const TensorList& outputs_;
+  const ExportOptions& o_;
+  int opset_ = kLatestOpset;
+  int node_count_ = 0;
+  onnx::GraphProto graph_;
+  std::unordered_map<const void*, int> input_index_;
+  std::unordered_map<const void*, int> input_blocks_;
+  std::vector<std::string> input_name_, output_name_, leaf_name_;
+  std::unordered_map<const void*, int> leaf_index_;
+  TensorList leaves_;
+  std::vector<const Node*> order_;
+  std::set<int> used_inputs_;
+  std::unordered_set<std::pair<const Node*, int>, PairHash> used_outputs_;
+  std::unordered_map<std::pair<const Node*, int>, std::string, PairHash> value_name_;
+  std::vector<int> identity_outputs_;
+  std::unordered_map<std::string, std::string> claimed_;
+  std::unordered_set<std::string> taken_;
+  std::set<std::string> extra_domains_;
+};
+
+int NodeCtx::opset() const { return ex_.opset(); }
+bool NodeCtx::training() const { return ex_.training(); }
+std::string NodeCtx::AddConstant(const Tensor& value, std::string_view hint) {
+  return ex_.AddConstant(value, hint);
+}
+std::string NodeCtx::FreshName(std::string_view hint) { return ex_.Fresh(hint); }
+void NodeCtx::AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
+                      const std::vector<std::string>& outputs, const AttrMap& attrs,
+                      const std::string& domain) {
+  // A hook writing the op itself writes the recorded version's form.
+  if (op_type == node_.op->name && domain == node_.op->domain)
+    SINGA_CHECK(FormAt(*node_.op, opset()), UnsupportedOp,
+                "to_onnx: " << where() << " was recorded in its opset-" << node_.op->since_version
+                            << " form, which opset " << opset() << " does not have");
+  ex_.AddNode(op_type, inputs, outputs, attrs, domain, where());
+}
+void NodeCtx::AddDefault() { ex_.AddDefault(*this, node_); }
+
+}  // namespace
+
+std::string ToOnnx(const TensorList& inputs, const TensorList& outputs,
+                   const ExportOptions& options) {
+  return Exporter(inputs, outputs, options).Run();
+}
+
+void SaveOnnx(const std::string& path, const TensorList& inputs, const TensorList& outputs,
+              const ExportOptions& options) {
+  namespace fs = std::filesystem;
+  // Everything that can fail for the model fails before the file is touched.
+  const std::string bytes = ToOnnx(inputs, outputs, options);
+  const fs::path target(path);
+  const fs::path tmp = target.parent_path() /
+                       ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    SINGA_CHECK(out, IOError,
+                "SaveOnnx: cannot create '" << tmp.string() << "': " << std::strerror(errno));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      const int err = errno;
+      out.close();
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw IOError("SaveOnnx: writing '" + tmp.string() + "' failed: " + std::strerror(err));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    std::error_code ignore;
+    fs::remove(tmp, ignore);
+    throw IOError("SaveOnnx: cannot move the model into '" + path + "': " + ec.message());
+  }
+}
+
+}  // namespace singa::sonnx

@@ -1,0 +1,191 @@
+// ONNX export from C++: a trained model round-trips through ToOnnx and the
+// importer with the same outputs and weights; bad inputs raise errors that
+// name the tensor or op, and SaveOnnx never leaves a half-written file.
+#include "singa/onnx/export.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "singa/onnx/sonnx.h"
+#include "singa/singa.h"
+
+namespace singa {
+namespace {
+
+class Mlp : public nn::Model {
+ public:
+  Mlp() {
+    fc1_ = Add("fc1", std::make_shared<nn::Linear>(8));
+    bn_ = Add("bn", std::make_shared<nn::BatchNorm2d>());
+    fc2_ = Add("fc2", std::make_shared<nn::Linear>(3));
+  }
+  TensorList Forward(const TensorList& x) override {
+    return {(*fc2_)(nn::Op("Relu", {(*bn_)((*fc1_)(x[0]))}))};
+  }
+  TensorList TrainOneBatch(const TensorList& xy) override {
+    Tensor out = Forward({xy[0]})[0];
+    Tensor loss = nn::SoftmaxCrossEntropy(out, xy[1]);
+    optimizer().BackwardAndUpdate(loss);
+    return {out, loss};
+  }
+
+ private:
+  std::shared_ptr<nn::Linear> fc1_, fc2_;
+  std::shared_ptr<nn::BatchNorm2d> bn_;
+};
+
+Tensor Input(int64_t n) {
+  std::vector<float> xs(n * 5);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>((i * 7) % 11) / 5.0f - 1.0f;
+  return Tensor::FromVector<float>({n, 5}, xs);
+}
+
+void Trained(Mlp& m, const Tensor& x) {
+  Device::Cpu().SetRandSeed(3);
+  m.SetOptimizer(std::make_shared<opt::SGD>(opt::SGD::Options{0.1, 0.9}));
+  m.Compile({x}, /*is_train=*/true);
+  std::vector<int32_t> ys(x.shape()[0]);
+  for (size_t i = 0; i < ys.size(); ++i) ys[i] = static_cast<int32_t>(i % 3);
+  Tensor y = Tensor::FromVector<int32_t>({x.shape()[0]}, ys);
+  for (int step = 0; step < 3; ++step) m.Call({x, y});
+}
+
+// The model's inference forward, recorded (grad mode on, training mode off).
+Tensor RecordedForward(Mlp& m, const Tensor& x) {
+  GradModeGuard record(true);
+  TracingGuard trace;
+  TrainingModeGuard inference(false);
+  return m.Forward({x})[0];
+}
+
+void ExpectNear(const Tensor& a, const Tensor& b) {
+  std::vector<float> va = a.ToVector<float>(), vb = b.ToVector<float>();
+  ASSERT_EQ(va.size(), vb.size());
+  for (size_t i = 0; i < va.size(); ++i) EXPECT_NEAR(va[i], vb[i], 1e-5f) << i;
+}
+
+template <class E>
+std::string ErrorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception";
+  return "";
+}
+
+TEST(Export, TrainedModelRoundTripsThroughTheImporter) {
+  Mlp m;
+  Tensor x = Input(16);
+  Trained(m, x);
+  Tensor y = RecordedForward(m, x);
+  std::string bytes = sonnx::ToOnnx({x}, {y}, {.model_name = "mlp", .dynamic_batch = true});
+  auto rep = sonnx::PrepareFromBytes(bytes);
+  EXPECT_EQ(rep->opset(), kLatestOpset);
+  ASSERT_EQ(rep->inputs().size(), 1u);
+  EXPECT_EQ(rep->inputs()[0].dim_params[0], "batch");
+  ExpectNear(rep->Run({x})[0], y);
+  // Dynamic batch: another batch size runs too.
+  Tensor x4 = Input(4);
+  ExpectNear(rep->Run({x4})[0], RecordedForward(m, x4));
+  // The trained weights and running statistics under their dotted paths.
+  for (auto& [name, value] : m.GetStates()) {
+    ASSERT_EQ(rep->params().count(name), 1u) << name;
+    EXPECT_EQ(rep->params().at(name).ToVector<float>(), value.ToVector<float>()) << name;
+  }
+  // BatchNormalization in inference form: one output, no training_mode.
+  std::vector<std::string> ops = rep->node_op_types();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "BatchNormalization"), ops.end());
+}
+
+TEST(Export, OlderOpsetWhereTheOpsAllowIt) {
+  Mlp m;
+  Tensor x = Input(8);
+  Trained(m, x);
+  Tensor y = RecordedForward(m, x);
+  auto rep = sonnx::PrepareFromBytes(sonnx::ToOnnx({x}, {y}, {.opset = 15}));
+  EXPECT_EQ(rep->opset(), 15);
+  ExpectNear(rep->Run({x})[0], y);
+  std::string msg = ErrorOf<UnsupportedOp>([&] { sonnx::ToOnnx({x}, {y}, {.opset = 10}); });
+  EXPECT_NE(msg.find("opset 10 is not supported"), std::string::npos) << msg;
+  // BatchNormalization-14 has no opset-13 form.
+  msg = ErrorOf<UnsupportedOp>([&] { sonnx::ToOnnx({x}, {y}, {.opset = 13}); });
+  EXPECT_NE(msg.find("BatchNormalization"), std::string::npos) << msg;
+}
+
+TEST(Export, OutputWithoutHistory) {
+  Mlp m;
+  Tensor x = Input(4);
+  Trained(m, x);
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = m.Forward({x})[0];
+  }
+  y.set_name("logits");
+  std::string msg = ErrorOf<ShapeError>([&] { sonnx::ToOnnx({x}, {y}); });
+  EXPECT_NE(msg.find("'logits'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no recorded history"), std::string::npos) << msg;
+}
+
+TEST(Export, OpWithoutOnnxForm) {
+  Tensor x = Input(2);
+  Tensor w = Tensor::Ones({5, 3}).set_stores_grad(true).set_name("w");
+  GradModeGuard record(true);
+  Tensor h = CallOp("MatMul", {x, w})[0];
+  TensorList out = {CallOp("Relu", {h})[0]};
+  autograd::RecordFunction("my_fn", {&h, 1}, out, [](const TensorList& dy) { return dy; });
+  std::string msg = ErrorOf<UnsupportedOp>([&] { sonnx::ToOnnx({x}, out); });
+  EXPECT_NE(msg.find("Function"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no ONNX form"), std::string::npos) << msg;
+}
+
+TEST(Export, NameClashAndUnusedInput) {
+  Tensor x = Input(2);
+  Tensor w1 = Tensor::Ones({5, 3}).set_stores_grad(true).set_name("w");
+  Tensor w2 = Tensor::Ones({5, 3}).set_stores_grad(true).set_name("w");
+  GradModeGuard record(true);
+  Tensor y = CallOp("Add", {CallOp("MatMul", {x, w1})[0], CallOp("MatMul", {x, w2})[0]})[0];
+  std::string msg = ErrorOf<ShapeError>([&] { sonnx::ToOnnx({x}, {y}); });
+  EXPECT_NE(msg.find("name clash: 'w'"), std::string::npos) << msg;
+
+  Tensor other = Input(2);
+  Tensor z = CallOp("MatMul", {other, w1})[0];
+  msg = ErrorOf<ShapeError>([&] { sonnx::ToOnnx({x}, {z}); });
+  EXPECT_NE(msg.find("input 0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not used"), std::string::npos) << msg;
+}
+
+TEST(Export, SaveIsAtomic) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "singa_export_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "m.onnx").string();
+  { std::ofstream(path) << "previous"; }
+  Tensor x = Input(2);
+  Tensor w = Tensor::Ones({5, 3}).set_stores_grad(true).set_name("w");
+  Tensor untraced;
+  {
+    NoGradGuard no_grad;
+    untraced = CallOp("MatMul", {x, w})[0];
+  }
+  EXPECT_THROW(sonnx::SaveOnnx(path, {x}, {untraced}), ShapeError);
+  std::ifstream in(path);
+  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(contents, "previous");
+
+  GradModeGuard record(true);
+  Tensor y = CallOp("MatMul", {x, w})[0];
+  sonnx::SaveOnnx(path, {x}, {y});
+  ExpectNear(sonnx::Prepare(path)->Run({x})[0], y);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  EXPECT_THROW(sonnx::SaveOnnx((dir / "missing" / "m.onnx").string(), {x}, {y}), IOError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace singa
