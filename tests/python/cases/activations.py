@@ -98,3 +98,6 @@ CASES += [
     Case("PRelu", [T((2, 3, 4)), T((1,))], opset=6, id="opset6_shared"),
     Case("PRelu", [T((0, 3, 4)), T((3,))], opset=6, id="opset6_empty"),
 ]
+ERROR_CASES += [
+    ErrorCase("PRelu", [T((2, 3, 4)), T((5,))], opset=6, match="cannot broadcast"),
+]

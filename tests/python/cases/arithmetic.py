@@ -39,3 +39,11 @@ CASES += [
     Case("Div", [T((2, 3, 4)), T((3, 1), nonzero=True)], {"broadcast": 1}, opset=6,
          id="opset6_broadcast"),
 ]
+ERROR_CASES += [
+    ErrorCase("Add", [T((2, 3)), T((3,))], opset=6, match="without broadcast=1"),
+    ErrorCase("Mul", [T((2, 3)), T((2,))], {"broadcast": 1}, opset=6, match="does not broadcast"),
+    ErrorCase("Sub", [T((2, 3)), T((2,))], {"broadcast": 1, "axis": 2}, opset=1,
+              match="does not fit"),
+    ErrorCase("Add", [T((2, 3)), T((3, 3))], {"broadcast": 1}, opset=6,
+              match="does not broadcast"),
+]

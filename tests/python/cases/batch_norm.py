@@ -62,3 +62,7 @@ CASES += [
          [T((2, 3, 4, 5)), T((3,)), T((3,)), T((3,)), T((3,), positive=True)],
          {"is_test": 1, "epsilon": 1e-3, "spatial": 1}, opset=6, id="opset6_is_test"),
 ]
+ERROR_CASES += [
+    ErrorCase("BatchNormalization", [T((2, 3, 4)), T((3,)), T((3,)), T((3,)), T((3,))],
+              {"spatial": 0}, opset=7, match="spatial=0"),
+]

@@ -46,3 +46,6 @@ CASES += [
     Case("Gemm", [T((3, 4)), T((4, 5)), T((3, 5))], {"alpha": 0.5}, opset=6,
          dtypes=["float32", "float64"], id="opset6"),
 ]
+ERROR_CASES += [
+    ErrorCase("Gemm", [T((3, 4)), T((4, 5)), T((5,))], opset=6, match="without broadcast=1"),
+]

@@ -59,3 +59,7 @@ CASES += [
          opset=2, id="opset2_edge"),
     Case("Pad", [T((0, 3))], {"pads": [1, 0, 0, 1]}, opset=2, id="opset2_empty"),
 ]
+ERROR_CASES += [
+    ErrorCase("Pad", [T((2, 3))], {"pads": [1, 1]}, opset=2, match="2 entries per padded axis"),
+    ErrorCase("Pad", [T((2, 3))], opset=2, match="required attribute 'pads'"),
+]

@@ -151,3 +151,7 @@ CASES += [
                                              "count_include_pad": 1}, opset=7, id="opset7_pad"),
     Case("AveragePool", [T((0, 2, 5, 5))], {"kernel_shape": [3, 3]}, opset=7, id="opset7_empty"),
 ]
+ERROR_CASES += [
+    ErrorCase("MaxPool", [T((1, 2, 5, 5))], {"kernel_shape": [2, 2], "ceil_mode": 1}, opset=8,
+              match="unknown attribute 'ceil_mode'"),
+]

@@ -42,3 +42,8 @@ CASES += [
     Case("Slice", [T((0, 5))], {"starts": [1], "ends": [3], "axes": [1]}, opset=1,
          id="opset1_empty"),
 ]
+ERROR_CASES += [
+    ErrorCase("Slice", [T((4, 5))], {"starts": [1]}, opset=1, match="required attribute 'ends'"),
+    ErrorCase("Slice", [T((4, 5))], {"starts": [1, 2], "ends": [3]}, opset=1,
+              match="differ in length"),
+]

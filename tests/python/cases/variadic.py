@@ -35,3 +35,6 @@ CASES += [
     Case(_op, [T((2, 3)), T((2, 3)), T((2, 3))], opset=6, id="opset6") for _op in
     ["Max", "Min", "Mean", "Sum"]
 ]
+ERROR_CASES += [
+    ErrorCase("Sum", [T((2, 3)), T((3,))], opset=6, match="one shape"),
+]
