@@ -1,10 +1,14 @@
 // LpPool: Y = (sum over each window of |X|^p)^(1/p) over the spatial axes of
 // X [N, C, D1..Dk] (1-3 spatial dims); padding contributes 0. Window
 // geometry as MaxPool's (ops/window.h). Opset 1 had a float p, 2 an int
-// (both accepted here); 18 added ceil_mode and dilations. No backward yet.
+// (both accepted here); 18 added ceil_mode and dilations.
+// Backward: dX = sign(x) |x|^(p-1) * sum over the windows w reading x of
+// dY_w / Y_w^(p-1) (0 where Y_w == 0); the sum over windows is
+// AveragePoolGrad (count_include_pad) of that times the window size.
 // https://onnx.ai/onnx/operators/onnx__LpPool.html
 #include <cmath>
 
+#include "ops/grad_util.h"
 #include "ops/window.h"
 
 namespace singa {
@@ -87,6 +91,31 @@ void Forward(KernelCtx& k, const LpPoolAttrs& a) {
   VisitFloat(y.dtype(), [&]<class T>(Tag<T>) { Loop<T>(k.input(0), y, w, a.p); });
 }
 
+TensorList Backward(const GradCtx& g, const LpPoolAttrs& a) {
+  using grad::Mul, grad::Op1, grad::Op2, grad::Scalar, grad::Where;
+  const Tensor &x = g.input(0), &y = g.output(0), &dy = g.grad_output(0);
+  const double p = a.p;
+  int64_t window = 1;
+  for (int64_t k : a.kernel_shape) window *= k;
+  const Tensor zero = Scalar(0, y);
+  // Y == 0 only when every |x| in the window is 0, where the factor below is 0.
+  const Tensor safe_y = Where(Op2("Equal", y, zero), Scalar(1, y), y);
+  const Tensor per_window =
+      Mul(Mul(dy, Op2("Pow", safe_y, Scalar(1 - p, y))), Scalar(static_cast<double>(window), y));
+  static const OpSchema& spread = OpRegistry::Get("AveragePoolGrad", kLatestOpset, "ai.singa");
+  const TensorList in = {per_window, x};
+  const AttrMap attrs = {{"auto_pad", a.auto_pad},
+                         {"ceil_mode", a.ceil_mode},
+                         {"count_include_pad", int64_t{1}},
+                         {"dilations", a.dilations},
+                         {"kernel_shape", a.kernel_shape},
+                         {"pads", a.pads},
+                         {"strides", a.strides}};
+  const Tensor sum = spread.Run(in, spread.ParseAttrs(attrs, in))[0];
+  const Tensor factor = Mul(Op1("Sign", x), Op2("Pow", Op1("Abs", x), Scalar(p - 1, x)));
+  return {Mul(sum, factor)};
+}
+
 }  // namespace
 
 [[maybe_unused]] static const bool kLpPool =
@@ -100,7 +129,8 @@ void Forward(KernelCtx& k, const LpPoolAttrs& a) {
           .attr("strides", &LpPoolAttrs::strides)
           .dtypes(dtypes::kFloats)
           .infer(Infer)
-          .kernel(Forward);
+          .kernel(Forward)
+          .backward(Backward);
       if (v >= 18)
         b.attr("ceil_mode", &LpPoolAttrs::ceil_mode).attr("dilations", &LpPoolAttrs::dilations);
     });

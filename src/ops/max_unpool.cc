@@ -4,7 +4,7 @@
 // kernel, zero but for Y.flat[I[j]] = X.flat[j]. With output_shape (an input,
 // of Y's rank) that tensor sits at the start of a zero Y of that shape (as
 // onnx's reference computes it: the indices address the unpooled shape).
-// No backward yet.
+// Backward: dX = dY's unpooled part gathered at I.
 // https://onnx.ai/onnx/operators/onnx__MaxUnpool.html
 #include "ops/common.h"
 
@@ -83,6 +83,17 @@ void Forward(KernelCtx& k, const MaxUnpoolAttrs& a) {
   cpu::ConvertCopy(dense, view);
 }
 
+TensorList Backward(const GradCtx& g, const MaxUnpoolAttrs& a) {
+  static const OpSchema& schema = OpRegistry::Get("MaxUnpool");
+  const TensorList xi = {g.input(0), g.input(1)};
+  const Shape u = Unpooled(InferCtx(schema, xi, 1, ""), a);
+  Tensor part = g.grad_output(0);
+  for (size_t d = 0; d < u.size(); ++d) part = part.Slice(static_cast<int64_t>(d), 0, u[d]);
+  TensorList d(g.num_inputs());
+  d[0] = CallOp("Gather", {part.Reshape({NumElements(u)}), g.input(1)})[0];
+  return d;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(MaxUnpool, MaxUnpoolAttrs)
@@ -96,6 +107,7 @@ SINGA_REGISTER_OP(MaxUnpool, MaxUnpoolAttrs)
     .dtypes({DType::kInt64}, {1})
     .dtypes({DType::kInt64}, {2})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa
