@@ -29,3 +29,16 @@ ERROR_CASES = [
     ErrorCase("GridSample", [T((1, 2, 4, 5)), T((1, 3, 4, 2))], {"padding_mode": "wrap"},
               match="padding_mode"),
 ]
+
+# Small float64 rows for the gradient check (test_grads.py); the oracle's
+# float32 positions bound the agreement with it to float32's precision.
+for _mode in ["linear", "nearest", "cubic"]:
+    for _pad in ["zeros", "border", "reflection"]:
+        CASES.append(Case("GridSample", [T((1, 2, 3, 4)), T((1, 2, 3, 2), -1.3, 1.3)],
+                          {"mode": _mode, "padding_mode": _pad, "align_corners": 0},
+                          dtypes=["float64"], rtol=1e-5, atol=1e-5, why="float32 oracle",
+                          id=f"grad_{_mode}_{_pad}"))
+CASES.append(Case("GridSample", [T((1, 1, 2, 3, 3)), T((1, 2, 2, 2, 3), -1.2, 1.2)],
+                  {"mode": "linear", "padding_mode": "reflection", "align_corners": 1},
+                  dtypes=["float64"], rtol=1e-5, atol=1e-5, why="float32 oracle",
+                  id="grad_3d_linear"))
