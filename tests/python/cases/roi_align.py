@@ -27,3 +27,13 @@ ERROR_CASES = [
     ErrorCase("RoiAlign", [T((2, 3, 8, 8)), V([[0.0, 0.0, 4.0, 4.0]], np.float32), V([0])],
               {"mode": "sum"}, match="mode"),
 ]
+
+# Small float64 rows for the gradient check of X (test_grads.py).
+_ROIS64 = V([[0.5, 0.0, 3.5, 4.0], [1.2, 1.5, 4.5, 3.8]], np.float64)
+CASES += [
+    Case("RoiAlign", [T((2, 2, 5, 5)), _ROIS64, V([1, 0])],
+         {"output_height": 2, "output_width": 2}, dtypes=["float64"], id="grad_avg"),
+    Case("RoiAlign", [T((2, 2, 5, 5)), _ROIS64, V([0, 0])],
+         {"output_height": 2, "output_width": 3, "mode": "max", "sampling_ratio": 2},
+         dtypes=["float64"], id="grad_max"),
+]
