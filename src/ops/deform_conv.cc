@@ -7,6 +7,7 @@
 //                                      j*sw - pw + b*dw + dw_off)
 // where X~ interpolates bilinearly and reads 0 outside X. (oH, oW) is the
 // convolution's output size, which offset's spatial dims must match.
+// Backward: the internal op DeformConvGrad (dX, dW, doffset, dmask), dB sums dY.
 // https://onnx.ai/onnx/operators/onnx__DeformConv.html
 #include <cmath>
 
@@ -150,6 +151,120 @@ void Forward(KernelCtx& k, const DeformConvAttrs& a) {
   VisitFloat(y.dtype(), [&]<class T>(Tag<T>) { Loop<T>(k, g, a); });
 }
 
+// DeformConvGrad (domain ai.singa): (dY, X, W, offset, mask?) -> (dX, dW,
+// doffset, dmask?). With v the interpolated X at a tap and u = dY * mask:
+// dW += u * v, dmask += dY * W * v, dX += u * W * (the bilinear weights),
+// doffset += u * W * dv/d(position). A plain serial loop (every output
+// scatters into the shared dX and dW).
+template <class T>
+void GradLoop(KernelCtx& k, const Geometry& g, const DeformConvAttrs& a) {
+  using A = Acc<T>;
+  const Tensor dy = k.input(0).Contiguous(), x = k.input(1).Contiguous(),
+               w = k.input(2).Contiguous(), off = k.input(3).Contiguous();
+  const bool has_mask = k.has_input(4);
+  const Tensor mask = has_mask ? k.input(4).Contiguous() : Tensor();
+  const int64_t n_batch = x.dim(0), chans = x.dim(1), height = x.dim(2), width = x.dim(3);
+  const int64_t m_all = w.dim(0), cg = w.dim(1), mg = m_all / a.group;
+  const int64_t taps = g.k[0] * g.k[1], oh = g.out[0], ow = g.out[1], plane = oh * ow;
+  const int64_t c_per_og = chans / a.offset_group;
+  const T* pdy = dy.data<T>();
+  const T* px = x.data<T>();
+  const T* pw = w.data<T>();
+  const T* po = off.data<T>();
+  const T* pm = has_mask ? mask.data<T>() : nullptr;
+  std::vector<A> dx(x.numel(), A(0)), dw(w.numel(), A(0)), doff(off.numel(), A(0)),
+      dmask(has_mask ? mask.numel() : 0, A(0));
+  auto inside = [&](int64_t r, int64_t c) { return r >= 0 && r < height && c >= 0 && c < width; };
+  for (int64_t n = 0; n < n_batch; ++n)
+    for (int64_t m = 0; m < m_all; ++m) {
+      const int64_t grp = m / mg;
+      const T* dyp = pdy + (n * m_all + m) * plane;
+      for (int64_t c = grp * cg; c < (grp + 1) * cg; ++c) {
+        const int64_t og = c / c_per_og;
+        const int64_t img_base = (n * chans + c) * height * width;
+        const T* img = px + img_base;
+        const int64_t w_base = (m * cg + (c - grp * cg)) * taps;
+        for (int64_t t = 0; t < taps; ++t) {
+          const int64_t ka = t / g.k[1], kb = t % g.k[1];
+          const A wv = static_cast<A>(pw[w_base + t]);
+          const int64_t off_base = ((n * a.offset_group + og) * taps + t) * 2 * plane;
+          const int64_t mask_base = ((n * a.offset_group + og) * taps + t) * plane;
+          A dwv = 0;
+          for (int64_t i = 0; i < oh; ++i)
+            for (int64_t j = 0; j < ow; ++j) {
+              const int64_t q = i * ow + j;
+              const A gy = static_cast<A>(dyp[q]);
+              const A mk = pm ? static_cast<A>(pm[mask_base + q]) : A(1);
+              const A r = static_cast<A>(i * g.s[0] - g.p[0] + ka * g.d[0]) +
+                          static_cast<A>(po[off_base + q]);
+              const A cc = static_cast<A>(j * g.s[1] - g.p[1] + kb * g.d[1]) +
+                           static_cast<A>(po[off_base + plane + q]);
+              const A r0 = std::floor(r), c0 = std::floor(cc);
+              const int64_t ri = static_cast<int64_t>(r0), ci = static_cast<int64_t>(c0);
+              const A fr = r - r0, fc = cc - c0;
+              const int64_t rr[4] = {ri, ri, ri + 1, ri + 1}, cs[4] = {ci, ci + 1, ci, ci + 1};
+              const A bw[4] = {(1 - fr) * (1 - fc), (1 - fr) * fc, fr * (1 - fc), fr * fc};
+              A xv[4];
+              for (int e = 0; e < 4; ++e)
+                xv[e] = inside(rr[e], cs[e]) ? static_cast<A>(img[rr[e] * width + cs[e]]) : A(0);
+              const A v = bw[0] * xv[0] + bw[1] * xv[1] + bw[2] * xv[2] + bw[3] * xv[3];
+              const A u = gy * mk;
+              dwv += u * v;
+              if (pm) dmask[mask_base + q] += gy * wv * v;
+              for (int e = 0; e < 4; ++e)
+                if (inside(rr[e], cs[e])) dx[img_base + rr[e] * width + cs[e]] += u * wv * bw[e];
+              const A dvr = (1 - fc) * (xv[2] - xv[0]) + fc * (xv[3] - xv[1]);
+              const A dvc = (1 - fr) * (xv[1] - xv[0]) + fr * (xv[3] - xv[2]);
+              doff[off_base + q] += u * wv * dvr;
+              doff[off_base + plane + q] += u * wv * dvc;
+            }
+          dw[w_base + t] += dwv;
+        }
+      }
+    }
+  auto store = [](const std::vector<A>& v, const Tensor& t) {
+    T* p = t.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
+  };
+  store(dx, k.output(0));
+  store(dw, k.output(1));
+  store(doff, k.output(2));
+  if (has_mask && k.num_outputs() > 3) store(dmask, k.output(3));
+}
+
+SpecList GradInfer(const InferCtx& c, const DeformConvAttrs&) {
+  SpecList out = {{c.dtype(1), c.shape(1)}, {c.dtype(2), c.shape(2)}, {c.dtype(3), c.shape(3)}};
+  if (c.num_outputs() > 3) out.push_back({c.dtype(4), c.shape(4)});
+  return out;
+}
+
+void GradForward(KernelCtx& k, const DeformConvAttrs& a) {
+  static const OpSchema& schema = OpRegistry::Get("DeformConv");
+  const TensorList fwd = {k.input(1), k.input(2), k.input(3), Tensor(),
+                          k.has_input(4) ? k.input(4) : Tensor()};
+  const Geometry g = Resolve(InferCtx(schema, fwd, 1, ""), a);
+  VisitFloat(k.output(0).dtype(), [&]<class T>(Tag<T>) { GradLoop<T>(k, g, a); });
+}
+
+TensorList Backward(const GradCtx& g, const DeformConvAttrs& a) {
+  static const OpSchema& grad = OpRegistry::Get("DeformConvGrad", kLatestOpset, "ai.singa");
+  const bool has_mask = g.has_input(4);
+  const TensorList in = {g.grad_output(0), g.input(0), g.input(1), g.input(2),
+                         has_mask ? g.input(4) : Tensor()};
+  const TensorList r = RunOp(grad, in, a, has_mask ? 4 : 3);
+  TensorList d(g.num_inputs());
+  d[0] = r[0];
+  d[1] = r[1];
+  d[2] = r[2];
+  if (has_mask) d[4] = r[3];
+  if (g.has_input(3) && g.needs_grad(3)) {
+    const Tensor& dy = g.grad_output(0);
+    d[3] = CallOp("ReduceSum", {dy, Tensor::FromVector<int64_t>({3}, {0, 2, 3})},
+                  {{"keepdims", int64_t{0}}})[0];
+  }
+  return d;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(DeformConv, DeformConvAttrs)
@@ -164,6 +279,22 @@ SINGA_REGISTER_OP(DeformConv, DeformConvAttrs)
     .attr("strides", &DeformConvAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
+
+// The internal op of DeformConv's backward.
+SINGA_REGISTER_OP(DeformConvGrad, DeformConvAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X", "W", "offset", "mask?"})
+    .outputs({"dX", "dW", "doffset", "dmask?"})
+    .attr("dilations", &DeformConvAttrs::dilations)
+    .attr("group", &DeformConvAttrs::group)
+    .attr("kernel_shape", &DeformConvAttrs::kernel_shape)
+    .attr("offset_group", &DeformConvAttrs::offset_group)
+    .attr("pads", &DeformConvAttrs::pads)
+    .attr("strides", &DeformConvAttrs::strides)
+    .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
+    .infer(GradInfer)
+    .kernel(GradForward);
 
 }  // namespace singa
