@@ -5,6 +5,7 @@
 // float32/bfloat16/float16 and falls back to the loop (the registered
 // reference kernel) otherwise.
 // https://onnx.ai/onnx/operators/onnx__Relu.html (and onnx__<Op>.html for each)
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -73,11 +74,30 @@ void PReluForward(KernelCtx& k, const NoAttrs&) {
     });
   });
 }
-SpecList PReluInfer(const InferCtx& c, const NoAttrs&) {
-  Shape b = BroadcastShapes(c.shape(0), c.shape(1), c.where());
+// Before opset 7 a 1-D slope of X's channel count (dim 1) is per channel,
+// whatever numpy broadcasting would make of it; it is viewed as [C, 1, ...].
+struct PRelu6Attrs {
+  std::vector<int64_t> consumed_inputs;  // opset 1: an in-place hint, ignored
+};
+Shape SlopeShape(const Shape& x, const Shape& slope, const NoAttrs&) { return slope; }
+Shape SlopeShape(const Shape& x, const Shape& slope, const PRelu6Attrs&) {
+  if (slope.size() != 1 || x.size() < 2 || slope[0] != x[1]) return slope;
+  Shape s(x.size() - 1, 1);
+  s[0] = x[1];
+  return s;
+}
+template <class A>
+SpecList PReluInfer(const InferCtx& c, const A& a) {
+  Shape b = BroadcastShapes(c.shape(0), SlopeShape(c.shape(0), c.shape(1), a), c.where());
   SINGA_CHECK(b == c.shape(0), ShapeError,
               c.where() << ": slope must broadcast to X's shape (" << c.inputs_string() << ")");
   return {{c.dtype(0), c.shape(0)}};
+}
+void PRelu6Forward(KernelCtx& k, const PRelu6Attrs& a) {
+  std::array<Tensor, 2> in = {
+      k.input(0), k.input(1).Reshape(SlopeShape(k.input(0).shape(), k.input(1).shape(), a))};
+  KernelCtx k2{in, k.outputs};
+  PReluForward(k2, NoAttrs{});
 }
 
 // ---- Elu, Selu, Celu -----------------------------------------------------------
@@ -311,12 +331,16 @@ TensorList LeakyReluBackward(const GradCtx& g, const LeakyReluAttrs& a) {
   const Tensor &x = g.input(0), &dy = g.grad_output(0);
   return {Where(Less(x, Scalar(0, x)), Mul(dy, Scalar(a.alpha, dy)), dy)};
 }
-TensorList PReluBackward(const GradCtx& g, const NoAttrs&) {
-  const Tensor &x = g.input(0), &slope = g.input(1), &dy = g.grad_output(0);
+template <class A>
+TensorList PReluBackward(const GradCtx& g, const A& a) {
+  const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  const Tensor slope = g.input(1).Reshape(SlopeShape(x.shape(), g.input(1).shape(), a));
   const Tensor pos = Greater(x, Scalar(0, x));
   TensorList d(2);
   if (g.needs_grad(0)) d[0] = Where(pos, dy, Mul(dy, slope));
-  if (g.needs_grad(1)) d[1] = ops::SumToShape(Where(pos, Scalar(0, dy), Mul(dy, x)), slope.shape());
+  if (g.needs_grad(1))
+    d[1] = ops::SumToShape(Where(pos, Scalar(0, dy), Mul(dy, x)), slope.shape())
+               .Reshape(g.input(1).shape());
   return d;
 }
 // x < 0: y = alpha * (e^x - 1), so dy/dx = y + alpha.
@@ -447,9 +471,19 @@ SINGA_REGISTER_OP(PRelu, NoAttrs)
     .inputs({"X", "slope"})
     .outputs({"Y"})
     .dtypes(PReluTypes(), {0, 1})
-    .infer(PReluInfer)
+    .infer(PReluInfer<NoAttrs>)
     .kernel(PReluForward)
-    .backward(PReluBackward);
+    .backward(PReluBackward<NoAttrs>);
+[[maybe_unused]] static const bool kPRelu6 =
+    RegisterVersions<PRelu6Attrs>("PRelu", {1, 6}, [](OpBuilder<PRelu6Attrs>& b, int v) {
+      b.inputs({"X", "slope"})
+          .outputs({"Y"})
+          .dtypes(dtypes::kFloats, {0, 1})
+          .infer(PReluInfer<PRelu6Attrs>)
+          .kernel(PRelu6Forward)
+          .backward(PReluBackward<PRelu6Attrs>);
+      if (v == 1) b.attr("consumed_inputs", &PRelu6Attrs::consumed_inputs);
+    });
 SINGA_REGISTER_OP(Elu, EluAttrs)
     .since_opset(6)
     .inputs({"X"})

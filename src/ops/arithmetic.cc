@@ -1,8 +1,10 @@
 // Add, Sub, Mul, Div: numpy-broadcasting arithmetic for every numeric dtype.
 // Integer Div truncates toward zero (C semantics, as the ONNX reference does);
-// integer division by zero is an error, not a crash.
+// integer division by zero is an error, not a crash. Opsets 1 and 6 have the
+// older `broadcast`/`axis` broadcasting (ops/legacy_broadcast.h).
 // https://onnx.ai/onnx/operators/onnx__Add.html (Sub, Mul, Div alike)
 #include "ops/common.h"
+#include "ops/legacy_broadcast.h"
 
 namespace singa {
 namespace {
@@ -61,32 +63,64 @@ SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c)
 // dimensions it was broadcast along.
 Tensor Op(const char* name, const Tensor& a, const Tensor& b) { return CallOp(name, {a, b})[0]; }
 
-TensorList AddBackward(const GradCtx& g, const NoAttrs&) {
+// A is NoAttrs (numpy broadcasting) or the legacy attributes (ops::BroadcastB).
+template <class A>
+TensorList AddBackward(const GradCtx& g, const A& a) {
   const Tensor& dy = g.grad_output(0);
-  return {ops::SumToShape(dy, g.input(0).shape()), ops::SumToShape(dy, g.input(1).shape())};
+  return {ops::SumToShape(dy, g.input(0).shape()), ops::SumToB(dy, g, a)};
 }
-TensorList SubBackward(const GradCtx& g, const NoAttrs&) {
+template <class A>
+TensorList SubBackward(const GradCtx& g, const A& a) {
   const Tensor& dy = g.grad_output(0);
-  return {ops::SumToShape(dy, g.input(0).shape()),
-          ops::SumToShape(CallOp("Neg", {dy})[0], g.input(1).shape())};
+  return {ops::SumToShape(dy, g.input(0).shape()), ops::SumToB(CallOp("Neg", {dy})[0], g, a)};
 }
-TensorList MulBackward(const GradCtx& g, const NoAttrs&) {
+template <class A>
+TensorList MulBackward(const GradCtx& g, const A& a) {
   const Tensor& dy = g.grad_output(0);
   TensorList d(2);
-  if (g.needs_grad(0)) d[0] = ops::SumToShape(Op("Mul", dy, g.input(1)), g.input(0).shape());
-  if (g.needs_grad(1)) d[1] = ops::SumToShape(Op("Mul", dy, g.input(0)), g.input(1).shape());
+  if (g.needs_grad(0))
+    d[0] = ops::SumToShape(Op("Mul", dy, ops::BroadcastB(g, a)), g.input(0).shape());
+  if (g.needs_grad(1)) d[1] = ops::SumToB(Op("Mul", dy, g.input(0)), g, a);
   return d;
 }
 // d(a/b)/da = 1/b; d(a/b)/db = -(a/b)/b
-TensorList DivBackward(const GradCtx& g, const NoAttrs&) {
+template <class A>
+TensorList DivBackward(const GradCtx& g, const A& a) {
   const Tensor& dy = g.grad_output(0);
-  const Tensor da = Op("Div", dy, g.input(1));
+  const Tensor da = Op("Div", dy, ops::BroadcastB(g, a));
   TensorList d(2);
   if (g.needs_grad(0)) d[0] = ops::SumToShape(da, g.input(0).shape());
-  if (g.needs_grad(1))
-    d[1] = ops::SumToShape(CallOp("Neg", {Op("Mul", da, g.output(0))})[0], g.input(1).shape());
+  if (g.needs_grad(1)) d[1] = ops::SumToB(CallOp("Neg", {Op("Mul", da, g.output(0))})[0], g, a);
   return d;
 }
+
+// Opsets 1 and 6 (1 also had consumed_inputs, an ignored in-place hint).
+void RegisterLegacy(const char* name, void (*kernel)(KernelCtx&, const NoAttrs&),
+                    TensorList (*backward)(const GradCtx&, const ops::LegacyBroadcastAttrs&)) {
+  using ops::LegacyBroadcastAttrs;
+  RegisterVersions<LegacyBroadcastAttrs>(
+      name, {1, 6}, [&](OpBuilder<LegacyBroadcastAttrs>& b, int v) {
+        b.inputs({"A", "B"})
+            .outputs({"C"})
+            .attr("broadcast", &LegacyBroadcastAttrs::broadcast)
+            .attr("axis", &LegacyBroadcastAttrs::axis)
+            .dtypes(dtypes::kNumeric, {0, 1})
+            .infer(ops::LegacyBroadcastInfer)
+            .kernel([name, kernel](KernelCtx& k, const LegacyBroadcastAttrs& a) {
+              ops::RunLegacyBroadcast(k, a, name, kernel);
+            })
+            .backward(backward);
+        if (v == 1) b.attr("consumed_inputs", &LegacyBroadcastAttrs::consumed_inputs);
+      });
+}
+
+[[maybe_unused]] const bool kLegacyRegistered = [] {
+  RegisterLegacy("Add", ArithmeticForward<AddOp>, AddBackward);
+  RegisterLegacy("Sub", ArithmeticForward<SubOp>, SubBackward);
+  RegisterLegacy("Mul", ArithmeticForward<MulOp>, MulBackward);
+  RegisterLegacy("Div", DivForward, DivBackward);
+  return true;
+}();
 
 }  // namespace
 
@@ -97,7 +131,7 @@ SINGA_REGISTER_OP(Add, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<AddOp>)
-    .backward(AddBackward);
+    .backward(AddBackward<NoAttrs>);
 SINGA_REGISTER_OP(Sub, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
@@ -105,7 +139,7 @@ SINGA_REGISTER_OP(Sub, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<SubOp>)
-    .backward(SubBackward);
+    .backward(SubBackward<NoAttrs>);
 SINGA_REGISTER_OP(Mul, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
@@ -113,7 +147,7 @@ SINGA_REGISTER_OP(Mul, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<MulOp>)
-    .backward(MulBackward);
+    .backward(MulBackward<NoAttrs>);
 SINGA_REGISTER_OP(Div, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
@@ -121,6 +155,6 @@ SINGA_REGISTER_OP(Div, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(DivForward)
-    .backward(DivBackward);
+    .backward(DivBackward<NoAttrs>);
 
 }  // namespace singa

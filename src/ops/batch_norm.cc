@@ -7,7 +7,10 @@
 // Opset 14 (also 15's semantics; 15 only widened the dtypes) selects training
 // with training_mode and has outputs Y, running_mean?, running_var?. Opset 9
 // trains when more than Y is requested: Y, mean?, var? (running), saved_mean?,
-// saved_var? (batch statistics).
+// saved_var? (batch statistics). Opsets 1, 6 and 7 are opset 9 with `spatial`
+// (only 1, per-channel statistics, is supported), opsets 1 and 6 also with
+// `is_test` (which forbids the training outputs) and 1 with consumed_inputs
+// (an in-place hint, ignored).
 // Statistics compute in float (double for double X). oneDNN
 // batch_normalization (inference, global stats) is the fast path for
 // float32/bfloat16/float16 X.
@@ -34,6 +37,14 @@ struct BatchNorm14Attrs {
 struct BatchNorm9Attrs {
   float epsilon = 1e-5f;
   float momentum = 0.9f;
+};
+
+struct BatchNorm6Attrs {
+  float epsilon = 1e-5f;
+  float momentum = 0.9f;
+  int64_t spatial = 1;
+  int64_t is_test = 0;
+  std::vector<int64_t> consumed_inputs;
 };
 
 struct Dims {
@@ -66,6 +77,12 @@ SpecList Infer14(const InferCtx& c, const BatchNorm14Attrs& a) {
 }
 SpecList Infer9(const InferCtx& c, const BatchNorm9Attrs&) {
   return InferCommon(c, c.num_outputs() > 1, 4);
+}
+SpecList Infer6(const InferCtx& c, const BatchNorm6Attrs& a) {
+  SINGA_CHECK(a.spatial == 1, ShapeError,
+              c.where() << ": spatial=0 (statistics per channel and position) is not supported ("
+                        << c.inputs_string() << ")");
+  return InferCommon(c, c.num_outputs() > 1 && a.is_test == 0, 4);
 }
 
 // Y = x * a[c] + b[c] per channel.
@@ -197,6 +214,12 @@ void Forward14(KernelCtx& k, const BatchNorm14Attrs& a) {
 template <bool kFast>
 void Forward9(KernelCtx& k, const BatchNorm9Attrs& a) {
   Run(k, a.epsilon, a.momentum, k.num_outputs() > 1, kFast, true);
+}
+
+BatchNorm9Attrs As9(const BatchNorm6Attrs& a) { return {a.epsilon, a.momentum}; }
+template <bool kFast>
+void Forward6(KernelCtx& k, const BatchNorm6Attrs& a) {
+  Forward9<kFast>(k, As9(a));
 }
 
 // ---- backward ---------------------------------------------------------------
@@ -388,6 +411,7 @@ TensorList Backward14(const GradCtx& g, const BatchNorm14Attrs& a) {
 TensorList Backward9(const GradCtx& g, const BatchNorm9Attrs& a) {
   return Backward(g, a.epsilon, g.num_outputs() > 1);
 }
+TensorList Backward6(const GradCtx& g, const BatchNorm6Attrs& a) { return Backward9(g, As9(a)); }
 
 // Exported in inference form unless the export keeps training ops: the
 // running statistics normalize, and the updated ones are not outputs.
@@ -443,6 +467,22 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
     .kernel(Forward9<true>)
     .reference(Forward9<false>)
     .backward(Backward9);
+
+[[maybe_unused]] static const bool kBatchNorm6 = RegisterVersions<BatchNorm6Attrs>(
+    "BatchNormalization", {1, 6, 7}, [](OpBuilder<BatchNorm6Attrs>& b, int v) {
+      b.inputs({"X", "scale", "B", "mean", "var"})
+          .outputs({"Y", "mean?", "var?", "saved_mean?", "saved_var?"})
+          .attr("epsilon", &BatchNorm6Attrs::epsilon)
+          .attr("momentum", &BatchNorm6Attrs::momentum)
+          .attr("spatial", &BatchNorm6Attrs::spatial)
+          .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
+          .infer(Infer6)
+          .kernel(Forward6<true>)
+          .reference(Forward6<false>)
+          .backward(Backward6);
+      if (v < 7) b.attr("is_test", &BatchNorm6Attrs::is_test);
+      if (v == 1) b.attr("consumed_inputs", &BatchNorm6Attrs::consumed_inputs, true);
+    });
 
 // The internal op of BatchNormalization's backward.
 SINGA_REGISTER_OP(BatchNormGrad, BatchNormGradAttrs)

@@ -1,4 +1,5 @@
 // Concat: joins the inputs along `axis`; all other dimensions must match.
+// Opsets 4-10 differ only in rejecting a negative axis: one schema serves them.
 // https://onnx.ai/onnx/operators/onnx__Concat.html
 #include "ops/movement.h"
 
@@ -56,7 +57,7 @@ TensorList Backward(const GradCtx& g, const ConcatAttrs& a) {
 }  // namespace
 
 SINGA_REGISTER_OP(Concat, ConcatAttrs)
-    .since_opset(11)
+    .since_opset(4)
     .inputs({"inputs..."})
     .outputs({"concat_result"})
     .attr("axis", &ConcatAttrs::axis, /*required=*/true)

@@ -1,6 +1,7 @@
 // Conv: N-d cross-correlation of X [N, C, D1..Dk] with W [M, C/group, k1..kk]
 // plus an optional bias B [M], for 1-3 spatial dimensions, with groups
 // (depthwise when group == C), strides, dilations, explicit or auto pads.
+// Opset 1's Conv is opset 11's (11 only reworded the spec).
 // https://onnx.ai/onnx/operators/onnx__Conv.html
 //
 // Fast path: a oneDNN convolution on the layouts (oneDNN's own pick, channel
@@ -917,7 +918,7 @@ TensorList ConvBackward(const GradCtx& g, const ConvAttrs& a) {
 }  // namespace
 
 SINGA_REGISTER_OP(Conv, ConvAttrs)
-    .since_opset(11)
+    .since_opset(1)
     .inputs({"X", "W", "B?"})
     .outputs({"Y"})
     .attr("auto_pad", &ConvAttrs::auto_pad)

@@ -1,4 +1,5 @@
 // Flatten: a 2-D view [prod(d[:axis]), prod(d[axis:])] of the input.
+// Opsets 1-10 differ only in rejecting a negative axis: one schema serves them.
 // https://onnx.ai/onnx/operators/onnx__Flatten.html
 #include "ops/movement.h"
 
@@ -32,7 +33,7 @@ TensorList Alias(const InferCtx& c, const FlattenAttrs& a) {
 }  // namespace
 
 SINGA_REGISTER_OP(Flatten, FlattenAttrs)
-    .since_opset(11)
+    .since_opset(1)
     .inputs({"input"})
     .outputs({"output"})
     .attr("axis", &FlattenAttrs::axis)

@@ -1,5 +1,6 @@
 // Gather: out[pre..., j..., post...] = data[pre..., indices[j...], post...]
 // along `axis`; negative indices count from the end.
+// Opsets 1-10 differ only in rejecting negative indices: one schema serves them.
 // https://onnx.ai/onnx/operators/onnx__Gather.html
 #include "ops/movement.h"
 #include "ops/scatter_grad.h"
@@ -72,7 +73,7 @@ TensorList Backward(const GradCtx& g, const GatherAttrs& a) {
 }  // namespace
 
 SINGA_REGISTER_OP(Gather, GatherAttrs)
-    .since_opset(11)
+    .since_opset(1)
     .inputs({"data", "indices"})
     .outputs({"output"})
     .attr("axis", &GatherAttrs::axis)

@@ -3,6 +3,8 @@
 // unidirectionally. f32/f16/bf16 run on oneDNN's matmul: transposes are
 // described as strides, alpha is an eltwise_linear post-op and beta * C a sum
 // post-op over Y pre-filled with C, which is exact. Opset 13 added bfloat16.
+// Opsets 1 and 6 broadcast C only with broadcast=1 (C must otherwise be
+// (M, N)); 11 made C optional.
 // https://onnx.ai/onnx/operators/onnx__Gemm.html
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
@@ -15,6 +17,7 @@ struct GemmAttrs {
   float beta = 1.0f;
   int64_t transA = 0;
   int64_t transB = 0;
+  int64_t broadcast = 0;  // opsets 1 and 6
 };
 
 SpecList GemmInfer(const InferCtx& c, const GemmAttrs& a) {
@@ -104,27 +107,29 @@ std::vector<DType> GemmTypes(bool bf16) {
   return v;
 }
 
-void RegisterGemm(int since) {
-  OpBuilder<GemmAttrs>("Gemm")
-      .since_opset(since)
-      .inputs({"A", "B", "C?"})
-      .outputs({"Y"})
-      .attr("alpha", &GemmAttrs::alpha)
-      .attr("beta", &GemmAttrs::beta)
-      .attr("transA", &GemmAttrs::transA)
-      .attr("transB", &GemmAttrs::transB)
-      .dtypes(GemmTypes(since >= 13), {0, 1, 2})
-      .infer(GemmInfer)
-      .kernel(GemmForward)
-      .reference(GemmReference)
-      .backward(GemmBackward);
+SpecList Gemm6Infer(const InferCtx& c, const GemmAttrs& a) {
+  SpecList out = GemmInfer(c, a);
+  SINGA_CHECK(a.broadcast || c.shape(2) == out[0].shape, ShapeError,
+              c.where() << ": without broadcast=1, C must have shape " << ToString(out[0].shape)
+                        << " (" << c.inputs_string() << ")");
+  return out;
 }
 
-[[maybe_unused]] const bool kRegistered = [] {
-  RegisterGemm(11);
-  RegisterGemm(13);
-  return true;
-}();
+[[maybe_unused]] const bool kRegistered =
+    RegisterVersions<GemmAttrs>("Gemm", {1, 7, 11, 13}, [](OpBuilder<GemmAttrs>& b, int v) {
+      b.inputs({"A", "B", v >= 11 ? "C?" : "C"})
+          .outputs({"Y"})
+          .attr("alpha", &GemmAttrs::alpha)
+          .attr("beta", &GemmAttrs::beta)
+          .attr("transA", &GemmAttrs::transA)
+          .attr("transB", &GemmAttrs::transB)
+          .dtypes(GemmTypes(v >= 13), {0, 1, 2})
+          .infer(v >= 7 ? GemmInfer : Gemm6Infer)
+          .kernel(GemmForward)
+          .reference(GemmReference)
+          .backward(GemmBackward);
+      if (v < 7) b.attr("broadcast", &GemmAttrs::broadcast);
+    });
 
 }  // namespace
 }  // namespace singa

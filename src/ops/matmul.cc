@@ -3,7 +3,7 @@
 // removed); leading batch dimensions broadcast. f32/f16/bf16 run on oneDNN's
 // matmul (inputs described by their strides, so transposed views cost no
 // copy); every dtype has the plain-loop reference kernel.
-// Opset 13 only added bfloat16 to opset 9's MatMul.
+// Opsets 9 and 13 only added dtypes to opset 1's MatMul.
 // https://onnx.ai/onnx/operators/onnx__MatMul.html
 #include "kernels/cpu/matmul.h"
 
@@ -100,7 +100,7 @@ TensorList MatMulBackward(const GradCtx& g, const NoAttrs&) {
 }  // namespace
 
 SINGA_REGISTER_OP(MatMul, NoAttrs)
-    .since_opset(9)
+    .since_opset(1)
     .inputs({"A", "B"})
     .outputs({"Y"})
     .dtypes(MatMulTypes(), {0, 1})

@@ -1,6 +1,7 @@
 // Pad: pads (or, with negative pads, crops) every axis by pads[i] before and
 // pads[rank + i] after, with a constant, or by reflecting, repeating the edge
-// or wrapping around. Opset 11 moved pads and the constant to inputs; opset 18
+// or wrapping around. Opset 2 has pads and the constant (`value`) as attributes;
+// opset 11 moved them to inputs; opset 18
 // added `axes` (pads then cover only those axes); opset 19 added wrap mode.
 // https://onnx.ai/onnx/operators/onnx__Pad.html
 #include "ops/movement.h"
@@ -11,6 +12,12 @@ namespace {
 
 struct PadAttrs {
   std::string mode = "constant";
+};
+// Opset 2: pads and the constant are attributes.
+struct Pad2Attrs {
+  std::string mode = "constant";
+  std::vector<int64_t> pads;
+  float value = 0.0f;
 };
 
 // Pads before and after each axis (0 on axes not listed).
@@ -61,30 +68,18 @@ std::vector<std::vector<int64_t>> SourceMaps(const std::string& mode, const Shap
   return maps;
 }
 
-template <int kVersion>
-SpecList Infer(const InferCtx& c, const PadAttrs& a) {
+SpecList InferPads(const InferCtx& c, const std::string& mode, bool wrap_ok,
+                   const std::vector<int64_t>& pads, const std::vector<int64_t>& axes) {
   const int64_t rank = c.rank(0);
   const Shape& in = c.shape(0);
-  const bool wrap_ok = kVersion >= 19;
-  SINGA_CHECK(a.mode == "constant" || a.mode == "reflect" || a.mode == "edge" ||
-                  (wrap_ok && a.mode == "wrap"),
-              ShapeError,
-              c.where() << ": mode '" << a.mode << "' is not one of constant, reflect, edge"
-                        << (wrap_ok ? ", wrap" : "") << " (" << c.inputs_string() << ")");
-  std::vector<int64_t> axes = AllAxes(rank);
-  if (c.has_input(3)) {
-    axes.clear();
-    for (int64_t v : ops::ReadInts(c, 3)) axes.push_back(ops::CheckAxis(c, v, rank));
-    ops::CheckDistinctAxes(c, axes);
-  }
-  const std::vector<int64_t> pads = ops::ReadInts(c, 1);
+  SINGA_CHECK(
+      mode == "constant" || mode == "reflect" || mode == "edge" || (wrap_ok && mode == "wrap"),
+      ShapeError,
+      c.where() << ": mode '" << mode << "' is not one of constant, reflect, edge"
+                << (wrap_ok ? ", wrap" : "") << " (" << c.inputs_string() << ")");
   SINGA_CHECK(pads.size() == 2 * axes.size(), ShapeError,
               c.where() << ": pads " << ToString(pads) << " must have 2 entries per padded axis ("
                         << axes.size() << " axes; " << c.inputs_string() << ")");
-  if (c.has_input(2))
-    SINGA_CHECK(
-        c.input(2).numel() == 1, ShapeError,
-        c.where() << ": constant_value must have one element (" << c.inputs_string() << ")");
   Pads p = Expand(rank, pads, axes);
   Shape out(rank);
   for (int64_t d = 0; d < rank; ++d) {
@@ -92,11 +87,27 @@ SpecList Infer(const InferCtx& c, const PadAttrs& a) {
     SINGA_CHECK(out[d] >= 0, ShapeError,
                 c.where() << ": pads " << ToString(pads) << " crop axis " << d << " below size 0 ("
                           << c.inputs_string() << ")");
-    SINGA_CHECK(a.mode == "constant" || in[d] > 0 || out[d] == 0, ShapeError,
-                c.where() << ": cannot pad the empty axis " << d << " in " << a.mode << " mode ("
+    SINGA_CHECK(mode == "constant" || in[d] > 0 || out[d] == 0, ShapeError,
+                c.where() << ": cannot pad the empty axis " << d << " in " << mode << " mode ("
                           << c.inputs_string() << ")");
   }
   return {{c.dtype(0), out}};
+}
+
+template <int kVersion>
+SpecList Infer(const InferCtx& c, const PadAttrs& a) {
+  const int64_t rank = c.rank(0);
+  std::vector<int64_t> axes = AllAxes(rank);
+  if (c.has_input(3)) {
+    axes.clear();
+    for (int64_t v : ops::ReadInts(c, 3)) axes.push_back(ops::CheckAxis(c, v, rank));
+    ops::CheckDistinctAxes(c, axes);
+  }
+  if (c.has_input(2))
+    SINGA_CHECK(
+        c.input(2).numel() == 1, ShapeError,
+        c.where() << ": constant_value must have one element (" << c.inputs_string() << ")");
+  return InferPads(c, a.mode, kVersion >= 19, ops::ReadInts(c, 1), axes);
 }
 
 // The value padded with: constant_value, else 0 ("" for strings), as a 0-d tensor.
@@ -110,21 +121,12 @@ Tensor PadValue(const KernelCtx& k) {
   return z;
 }
 
-void Forward(KernelCtx& k, const PadAttrs& a) {
-  const Tensor& x = k.input(0);
-  const Tensor& y = k.output(0);
+void PadInto(const Tensor& x, const Tensor& y, const std::string& mode, const Pads& p,
+             const Tensor& value) {
   if (y.numel() == 0) return;
   const int64_t rank = x.ndim();
-  std::vector<int64_t> axes = AllAxes(rank);
-  if (k.has_input(3)) {
-    axes = k.input(3).ToVector<int64_t>();
-    for (int64_t& d : axes)
-      if (d < 0) d += rank;
-  }
-  const Pads p = Expand(rank, k.input(1).ToVector<int64_t>(), axes);
-
-  if (a.mode == "constant") {
-    cpu::ConvertCopy(PadValue(k), y);
+  if (mode == "constant") {
+    cpu::ConvertCopy(value, y);
     // Copy the part of x that survives (negative pads crop) into its place.
     Tensor src = x, dst = y;
     for (int64_t d = 0; d < rank; ++d) {
@@ -138,7 +140,19 @@ void Forward(KernelCtx& k, const PadAttrs& a) {
     cpu::ConvertCopy(src, dst);
     return;
   }
-  ops::GatherAxes(x, y, SourceMaps(a.mode, x.shape(), y.shape(), p), "Pad");
+  ops::GatherAxes(x, y, SourceMaps(mode, x.shape(), y.shape(), p), "Pad");
+}
+
+void Forward(KernelCtx& k, const PadAttrs& a) {
+  const Tensor& x = k.input(0);
+  const int64_t rank = x.ndim();
+  std::vector<int64_t> axes = AllAxes(rank);
+  if (k.has_input(3)) {
+    axes = k.input(3).ToVector<int64_t>();
+    for (int64_t& d : axes)
+      if (d < 0) d += rank;
+  }
+  PadInto(x, k.output(0), a.mode, Expand(rank, k.input(1).ToVector<int64_t>(), axes), PadValue(k));
 }
 
 // Input axes and pads of a call (the saved inputs of a recorded one).
@@ -157,37 +171,67 @@ Pads CallPads(const Tensor& x, const Tensor& pads, const Tensor* axes_input) {
 // negated pads (cropping what was padded, zero-filling what was cropped); the
 // constant's is the rest of the output's gradient. Other modes add the output's
 // gradient back at its source positions, one axis at a time.
-TensorList Backward(const GradCtx& g, const PadAttrs& a) {
-  const Tensor& x = g.input(0);
-  const Tensor& dy = g.grad_output(0);
+Tensor DataGrad(const Tensor& x, const Tensor& dy, const std::string& mode, const Pads& p) {
   const int64_t rank = x.ndim();
-  const Tensor* axes = g.has_input(3) ? &g.input(3) : nullptr;
-  const Pads p = CallPads(x, g.input(1), axes);
-  TensorList d(g.num_inputs());
-  if (a.mode == "constant") {
+  if (mode == "constant") {
     std::vector<int64_t> neg;
     for (int64_t v : p.begin) neg.push_back(-v);
     for (int64_t v : p.end) neg.push_back(-v);
     const Tensor pads = Tensor::FromVector<int64_t>({2 * rank}, neg);
-    d[0] = CallOp("Pad", {dy, pads})[0];
+    return CallOp("Pad", {dy, pads})[0];
+  }
+  const auto maps = SourceMaps(mode, x.shape(), dy.shape(), p);
+  Tensor dx = dy;
+  for (int64_t axis = 0; axis < rank; ++axis)
+    if (p.begin[axis] != 0 || p.end[axis] != 0)
+      dx = ops::IndexAddAlong(dx, axis, maps[axis], x.shape()[axis]);
+  return dx;
+}
+
+TensorList Backward(const GradCtx& g, const PadAttrs& a) {
+  const Tensor& x = g.input(0);
+  const Tensor& dy = g.grad_output(0);
+  const Tensor* axes = g.has_input(3) ? &g.input(3) : nullptr;
+  TensorList d(g.num_inputs());
+  d[0] = DataGrad(x, dy, a.mode, CallPads(x, g.input(1), axes));
+  if (a.mode == "constant") {
     if (g.needs_grad(2)) {
       const Tensor rest = CallOp("Sub", {CallOp("ReduceSum", {dy})[0].Reshape({}),
                                          CallOp("ReduceSum", {d[0]})[0].Reshape({})})[0];
       d[2] = rest.Reshape(g.input(2).shape());
     }
-    return d;
   }
-  const auto maps = SourceMaps(a.mode, x.shape(), dy.shape(), p);
-  Tensor dx = dy;
-  for (int64_t axis = 0; axis < rank; ++axis)
-    if (p.begin[axis] != 0 || p.end[axis] != 0)
-      dx = ops::IndexAddAlong(dx, axis, maps[axis], x.shape()[axis]);
-  d[0] = dx;
   return d;
+}
+
+// Opset 2: the same padding with the pads and the constant as attributes.
+SpecList Infer2(const InferCtx& c, const Pad2Attrs& a) {
+  return InferPads(c, a.mode, false, a.pads, AllAxes(c.rank(0)));
+}
+void Forward2(KernelCtx& k, const Pad2Attrs& a) {
+  const Tensor& x = k.input(0);
+  Tensor value({}, x.dtype());
+  cpu::ConvertCopy(Tensor::FromVector<float>({}, {a.value}), value);
+  PadInto(x, k.output(0), a.mode, Expand(x.ndim(), a.pads, AllAxes(x.ndim())), value);
+}
+TensorList Backward2(const GradCtx& g, const Pad2Attrs& a) {
+  const Tensor& x = g.input(0);
+  return {DataGrad(x, g.grad_output(0), a.mode, Expand(x.ndim(), a.pads, AllAxes(x.ndim())))};
 }
 
 }  // namespace
 
+SINGA_REGISTER_OP(Pad, Pad2Attrs)
+    .since_opset(2)
+    .inputs({"data"})
+    .outputs({"output"})
+    .attr("mode", &Pad2Attrs::mode)
+    .attr("pads", &Pad2Attrs::pads, /*required=*/true)
+    .attr("value", &Pad2Attrs::value)
+    .dtypes(dtypes::kFloats)
+    .infer(Infer2)
+    .kernel(Forward2)
+    .backward(Backward2);
 SINGA_REGISTER_OP(Pad, PadAttrs)
     .since_opset(11)
     .inputs({"data", "pads", "constant_value?"})

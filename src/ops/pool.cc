@@ -6,7 +6,10 @@
 //                (count_include_pad); opset 19 adds dilations
 //   GlobalAveragePool, GlobalMaxPool  over all spatial positions
 // ceil_mode adds a partial last window; a window never counts positions past
-// the end padding.
+// the end padding. Older versions lack attributes the newer ones added
+// (MaxPool: storage_order and Indices at 8, ceil_mode and dilations at 10;
+// AveragePool: count_include_pad at 7, ceil_mode at 10), whose defaults then
+// apply.
 // https://onnx.ai/onnx/operators/onnx__MaxPool.html
 // https://onnx.ai/onnx/operators/onnx__AveragePool.html
 // https://onnx.ai/onnx/operators/onnx__GlobalAveragePool.html
@@ -534,6 +537,41 @@ SINGA_REGISTER_OP(AveragePool, PoolAttrs)
     .kernel(AveragePoolForward)
     .reference(AveragePoolReference)
     .backward(PoolBackward<false>);
+
+[[maybe_unused]] static const bool kOldMaxPool =
+    RegisterVersions<PoolAttrs>("MaxPool", {1, 8, 10}, [](OpBuilder<PoolAttrs>& b, int v) {
+      b.inputs({"X"})
+          .outputs(v >= 8 ? std::vector<std::string>{"Y", "Indices?"}
+                          : std::vector<std::string>{"Y"})
+          .attr("auto_pad", &PoolAttrs::auto_pad)
+          .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+          .attr("pads", &PoolAttrs::pads)
+          .attr("strides", &PoolAttrs::strides)
+          .dtypes(dtypes::kFloats)
+          .infer(PoolInfer)
+          .kernel(MaxPoolForward)
+          .reference(MaxPoolReference)
+          .backward(PoolBackward<true>);
+      if (v >= 8) b.attr("storage_order", &PoolAttrs::storage_order);
+      if (v >= 10)
+        b.attr("ceil_mode", &PoolAttrs::ceil_mode).attr("dilations", &PoolAttrs::dilations);
+    });
+[[maybe_unused]] static const bool kOldAveragePool =
+    RegisterVersions<PoolAttrs>("AveragePool", {1, 7, 10}, [](OpBuilder<PoolAttrs>& b, int v) {
+      b.inputs({"X"})
+          .outputs({"Y"})
+          .attr("auto_pad", &PoolAttrs::auto_pad)
+          .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+          .attr("pads", &PoolAttrs::pads)
+          .attr("strides", &PoolAttrs::strides)
+          .dtypes(dtypes::kFloats)
+          .infer(PoolInfer)
+          .kernel(AveragePoolForward)
+          .reference(AveragePoolReference)
+          .backward(PoolBackward<false>);
+      if (v >= 7) b.attr("count_include_pad", &PoolAttrs::count_include_pad);
+      if (v >= 10) b.attr("ceil_mode", &PoolAttrs::ceil_mode);
+    });
 
 SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)
     .since_opset(1)

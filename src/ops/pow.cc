@@ -3,12 +3,14 @@
 // wrapping like C unsigned arithmetic); a negative integer exponent gives
 // 1 / x^|y| truncated (0 unless |x| == 1). Other pairs compute in float
 // (or double when either side is double or an integer meets a float) and
-// round once.
+// round once. Opset 1 has the older `broadcast`/`axis` broadcasting
+// (ops/legacy_broadcast.h).
 // https://onnx.ai/onnx/operators/onnx__Pow.html
 #include <cmath>
 
 #include "ops/common.h"
 #include "ops/grad_util.h"
+#include "ops/legacy_broadcast.h"
 
 namespace singa {
 namespace {
@@ -59,12 +61,14 @@ const std::vector<DType> kBaseTypes = {DType::kFloat16, DType::kBFloat16, DType:
 
 // Backward: dX = dZ * Y * X^(Y-1) (0 where Y == 0, also at X == 0);
 // dY = dZ * Z * ln X (0 where X == 0, the limit for Y > 0).
-TensorList PowBackward(const GradCtx& g, const NoAttrs&) {
+// A is NoAttrs (numpy broadcasting) or the legacy attributes (ops::BroadcastB).
+template <class A>
+TensorList PowBackward(const GradCtx& g, const A& a) {
   using grad::Mul, grad::Sub, grad::Where, grad::Scalar, grad::Op1, grad::Op2;
   const Tensor &x = g.input(0), &dz = g.grad_output(0);
   TensorList d(2);
   if (g.needs_grad(0)) {
-    const Tensor y = Op2("CastLike", g.input(1), x);
+    const Tensor y = Op2("CastLike", ops::BroadcastB(g, a), x);
     const Tensor slope = Mul(y, Op2("Pow", x, Sub(y, Scalar(1, y))));
     const Tensor zero = Scalar(0, x);
     d[0] = ops::SumToShape(Mul(dz, Where(Op2("Equal", y, zero), zero, slope)), x.shape());
@@ -73,7 +77,7 @@ TensorList PowBackward(const GradCtx& g, const NoAttrs&) {
     const Tensor& y = g.input(1);
     const Tensor zero = Scalar(0, x);
     const Tensor dy = Where(Op2("Equal", x, zero), zero, Mul(Mul(dz, g.output(0)), Op1("Log", x)));
-    d[1] = ops::SumToShape(Op2("CastLike", dy, y), y.shape());
+    d[1] = ops::SumToB(Op2("CastLike", dy, y), g, a);
   }
   return d;
 }
@@ -90,6 +94,18 @@ SINGA_REGISTER_OP(Pow, NoAttrs)
     .dtypes(dtypes::kNumeric, {1})
     .infer(Infer)
     .kernel(PowForward)
-    .backward(PowBackward);
+    .backward(PowBackward<NoAttrs>);
+SINGA_REGISTER_OP(Pow, ops::LegacyBroadcastAttrs)
+    .since_opset(1)
+    .inputs({"X", "Y"})
+    .outputs({"Z"})
+    .attr("broadcast", &ops::LegacyBroadcastAttrs::broadcast)
+    .attr("axis", &ops::LegacyBroadcastAttrs::axis)
+    .dtypes(dtypes::kFloats, {0, 1})
+    .infer(ops::LegacyBroadcastInfer)
+    .kernel([](KernelCtx& k, const ops::LegacyBroadcastAttrs& a) {
+      ops::RunLegacyBroadcast(k, a, "Pow", PowForward);
+    })
+    .backward(PowBackward<ops::LegacyBroadcastAttrs>);
 
 }  // namespace singa

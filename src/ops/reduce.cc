@@ -372,11 +372,12 @@ TensorList ReduceBackward(const GradCtx& g, const ReduceAttrs& a) {
   return d;
 }
 
-// Registers the attribute-axes version (opset 11) and the input-axes version.
+// Registers the attribute-axes version (opset 1: opsets 1-10 differ from 11 only
+// in rejecting negative axes) and the input-axes version.
 template <Kind K>
 void RegisterReduce(const char* name, int input_axes_since, const std::vector<DType>& types) {
   OpBuilder<ReduceAttrs>(name)
-      .since_opset(11)
+      .since_opset(1)
       .inputs({"data"})
       .outputs({"reduced"})
       .attr("axes", &ReduceAttrs::axes)

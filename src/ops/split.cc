@@ -1,6 +1,7 @@
 // Split: cuts the input along `axis` into consecutive parts, of the lengths
 // in `split` (an attribute before opset 13, an input since) or equal ones.
-// Opset 18 adds `num_outputs`, where the last part may be shorter.
+// Opset 18 adds `num_outputs`, where the last part may be shorter. Opsets 2-10
+// differ from 11 only in rejecting a negative axis: one schema serves them.
 // https://onnx.ai/onnx/operators/onnx__Split.html
 #include "ops/movement.h"
 #include "singa/onnx/export.h"
@@ -108,7 +109,7 @@ void Export18(sonnx::ExportCtx& c, const SplitAttrs& a) {
 }  // namespace
 
 SINGA_REGISTER_OP(Split, SplitAttrs)
-    .since_opset(11)
+    .since_opset(2)
     .inputs({"input"})
     .outputs({"outputs..."})
     .attr("axis", &SplitAttrs::axis)

@@ -1,6 +1,7 @@
 // Squeeze: removes size-1 axes (the listed ones, or all when none are
-// given). Opset 13 moved `axes` from an attribute to an input. The output is a
-// view of the input.
+// given). Opset 13 moved `axes` from an attribute to an input (opsets 1-10
+// only reject negative axes: the attribute schema serves them). The output is
+// a view of the input.
 // https://onnx.ai/onnx/operators/onnx__Squeeze.html
 #include <functional>
 
@@ -52,7 +53,7 @@ SpecList Spec(const Tensor& view) { return {{view.dtype(), view.shape()}}; }
 }  // namespace
 
 SINGA_REGISTER_OP(Squeeze, SqueezeAttrs)
-    .since_opset(11)
+    .since_opset(1)
     .inputs({"data"})
     .outputs({"squeezed"})
     .attr("axes", &SqueezeAttrs::axes)

@@ -1,5 +1,6 @@
 // Unsqueeze: inserts size-1 axes at the listed positions of the output.
-// Opset 13 moved `axes` from an attribute to an input. The output is a view of
+// Opset 13 moved `axes` from an attribute to an input (opsets 1-10 only
+// reject negative axes: the attribute schema serves them). The output is a view of
 // the input.
 // https://onnx.ai/onnx/operators/onnx__Unsqueeze.html
 #include "ops/movement.h"
@@ -29,7 +30,7 @@ SpecList Spec(const Tensor& view) { return {{view.dtype(), view.shape()}}; }
 }  // namespace
 
 SINGA_REGISTER_OP(Unsqueeze, UnsqueezeAttrs)
-    .since_opset(11)
+    .since_opset(1)
     .inputs({"data"})
     .outputs({"expanded"})
     .attr("axes", &UnsqueezeAttrs::axes, /*required=*/true)

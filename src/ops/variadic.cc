@@ -1,6 +1,8 @@
 // Max, Min, Mean, Sum: elementwise over one or more inputs with
 // multidirectional broadcasting. Max and Min propagate NaN (as numpy's
 // maximum/minimum). 16-bit floats accumulate in float and round once.
+// Before opset 8 every input has the same shape (opset 1 also had
+// consumed_inputs, an ignored in-place hint).
 // https://onnx.ai/onnx/operators/onnx__Max.html (Min, Mean, Sum alike)
 #include <cmath>
 
@@ -79,6 +81,40 @@ TensorList ExtremeBackward(const GradCtx& g, const NoAttrs&) {
   }
   return d;
 }
+
+// Opsets 1 and 6: the same ops without broadcasting.
+struct Variadic1Attrs {
+  std::vector<int64_t> consumed_inputs;
+};
+SpecList EqualShapesInfer(const InferCtx& c, const Variadic1Attrs&) {
+  for (int i = 1; i < c.num_inputs(); ++i)
+    SINGA_CHECK(c.shape(i) == c.shape(0), ShapeError,
+                c.where() << ": before opset 8 all inputs must have one shape ("
+                          << c.inputs_string() << ")");
+  return {{c.dtype(0), c.shape(0)}};
+}
+void RegisterEqualShapes(const char* name, const char* output, std::vector<DType> types,
+                         void (*kernel)(KernelCtx&, const NoAttrs&),
+                         TensorList (*backward)(const GradCtx&, const NoAttrs&)) {
+  RegisterVersions<Variadic1Attrs>(name, {1, 6}, [&](OpBuilder<Variadic1Attrs>& b, int v) {
+    b.inputs({"data_0..."})
+        .outputs({output})
+        .dtypes(types, {0})
+        .infer(EqualShapesInfer)
+        .kernel([kernel](KernelCtx& k, const Variadic1Attrs&) { kernel(k, NoAttrs{}); })
+        .backward(
+            [backward](const GradCtx& g, const Variadic1Attrs&) { return backward(g, NoAttrs{}); });
+    if (v == 1) b.attr("consumed_inputs", &Variadic1Attrs::consumed_inputs);
+  });
+}
+[[maybe_unused]] const bool kEqualShapesRegistered = [] {
+  RegisterEqualShapes("Max", "max", dtypes::kFloats, VariadicForward<MaxOp>, ExtremeBackward);
+  RegisterEqualShapes("Min", "min", dtypes::kFloats, VariadicForward<MinOp>, ExtremeBackward);
+  RegisterEqualShapes("Mean", "mean", dtypes::kFloats, VariadicForward<SumOp, true>,
+                      SumBackward<true>);
+  RegisterEqualShapes("Sum", "sum", dtypes::kFloats, VariadicForward<SumOp>, SumBackward<false>);
+  return true;
+}();
 
 }  // namespace
 

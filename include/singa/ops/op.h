@@ -393,6 +393,21 @@ struct OpRegistrar {
   OpRegistrar(const OpBuilder<A>&) {}  // NOLINT: implicit by design
 };
 
+// Registers one op for several opset versions from one builder chain:
+// build(builder, version) runs with since_opset already set and branches on
+// the version where the spec changed between them (attributes, inputs).
+//   [[maybe_unused]] const bool kPad = RegisterVersions<PadAttrs>(
+//       "Pad", {2, 11}, [](OpBuilder<PadAttrs>& b, int v) { ... });
+template <class A, class F>
+bool RegisterVersions(std::string_view name, std::initializer_list<int> versions, F&& build) {
+  for (int v : versions) {
+    OpBuilder<A> b{std::string(name)};
+    b.since_opset(v);
+    build(b, v);
+  }
+  return true;
+}
+
 #define SINGA_OP_CONCAT_INNER(a, b) a##b
 #define SINGA_OP_CONCAT(a, b) SINGA_OP_CONCAT_INNER(a, b)
 // Registers an op at load time: SINGA_REGISTER_OP(Name, AttrsStruct).since_opset(..)...;

@@ -93,3 +93,13 @@ ERROR_CASES += [
     ErrorCase("Gelu", [T((2, 3))], {"approximate": "fast"}, match="approximate"),
     ErrorCase("Elu", [T((2, 3)), T((2, 3))], match="expects 1 input"),
 ]
+
+# Opset 6: a 1-D slope of X's channel count is per channel (dim 1).
+CASES += [
+    Case("PRelu", [T((2, 3, 4, 5)), T((3,))], opset=6, id="opset6_channels"),
+    Case("PRelu", [T((2, 3, 4)), T((1,))], opset=6, id="opset6_shared"),
+    Case("PRelu", [T((0, 3, 4)), T((3,))], opset=6, id="opset6_empty"),
+]
+ERROR_CASES += [
+    ErrorCase("PRelu", [T((2, 3, 4)), T((5,))], opset=6, match="cannot broadcast"),
+]

@@ -54,3 +54,15 @@ ERROR_CASES += [
     ErrorCase("BatchNormalization", [T(()), T((1,)), T((1,)), T((1,)), T((1,))], match="rank"),
     ErrorCase("BatchNormalization", [T((2, 3)), T((3,)), T((3,)), T((3,))], match="inputs"),
 ]
+
+# Opset 6 (`spatial`, `is_test`), inference. (The oracle's opsets 7 and 8
+# return a nested tuple without is_test, so opset 7 has no row.)
+CASES += [
+    Case("BatchNormalization",
+         [T((2, 3, 4, 5)), T((3,)), T((3,)), T((3,)), T((3,), positive=True)],
+         {"is_test": 1, "epsilon": 1e-3, "spatial": 1}, opset=6, id="opset6_is_test"),
+]
+ERROR_CASES += [
+    ErrorCase("BatchNormalization", [T((2, 3, 4)), T((3,)), T((3,)), T((3,)), T((3,))],
+              {"spatial": 0}, opset=7, match="spatial=0"),
+]

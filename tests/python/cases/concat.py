@@ -20,3 +20,6 @@ ERROR_CASES = [
     ErrorCase("Concat", [T(()), T(())], attrs={"axis": 0}, match="0-d"),
     ErrorCase("Concat", [T((2,))], match="required attribute 'axis'"),
 ]
+
+# Opset 4 (the opset 11 schema serves it).
+CASES += [Case("Concat", [T((2, 3)), T((2, 1))], {"axis": 1}, opset=4, id="opset4")]

@@ -72,3 +72,9 @@ ERROR_CASES += [
     ErrorCase("Conv", [T((1, 3, 5, 5)), T((4, 3, 3, 3), values=None)], dtype="int32",
               match="not supported"),
 ]
+
+# Opset 1 (the opset 11 schema serves it).
+CASES += [
+    Case("Conv", [T((1, 2, 5, 5), -1, 1), T((3, 2, 3, 3), -1, 1), T((3,), -1, 1)],
+         {"pads": [1, 1, 1, 1], "strides": [2, 2]}, opset=1, id="opset1"),
+]

@@ -15,3 +15,6 @@ ERROR_CASES = [
     ErrorCase("Flatten", [T((2, 3))], attrs={"axis": 3}, match="out of range"),
     ErrorCase("Flatten", [T((2, 3))], attrs={"axis": -3}, match="out of range"),
 ]
+
+# Opset 1 (the opset 11 schema serves it).
+CASES += [Case("Flatten", [T((2, 3, 4))], {"axis": 2}, opset=1, id="opset1")]

@@ -24,3 +24,6 @@ ERROR_CASES = [
     ErrorCase("Gather", [T(()), V([0])], match="rank >= 1"),
     ErrorCase("Gather", [T((5, 3)), V([0.0], float)], match="not supported for input 1"),
 ]
+
+# Opset 1 (the opset 11 schema serves it).
+CASES += [Case("Gather", [T((5, 3)), V([[0, 4], [2, 2]])], {"axis": 0}, opset=1, id="opset1")]

@@ -36,3 +36,16 @@ ERROR_CASES += [
     ErrorCase("Gemm", [T((3, 4)), T((4, 5)), T((2, 5))], match="does not broadcast"),
     ErrorCase("Gemm", [T((3, 4)), T((4, 5)), T((3, 5, 1))], match="does not broadcast"),
 ]
+
+# Opsets 1 and 6: C broadcasts only with broadcast=1.
+CASES += [
+    Case("Gemm", [T((3, 4)), T((5, 4)), T((5,))], {"broadcast": 1, "transB": 1}, opset=6,
+         id="opset6_broadcast"),
+    # beta stays 1: the oracle's opset 6 ignores it without broadcast; float
+    # dtypes: with alpha 0.5 the oracle's integer results are floats.
+    Case("Gemm", [T((3, 4)), T((4, 5)), T((3, 5))], {"alpha": 0.5}, opset=6,
+         dtypes=["float32", "float64"], id="opset6"),
+]
+ERROR_CASES += [
+    ErrorCase("Gemm", [T((3, 4)), T((4, 5)), T((5,))], opset=6, match="without broadcast=1"),
+]

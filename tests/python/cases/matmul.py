@@ -35,3 +35,6 @@ ERROR_CASES += [
     ErrorCase("MatMul", [T((2, 3, 4)), T((3, 4, 5))], match="cannot broadcast"),
     ErrorCase("MatMul", [T((3, 4)), T((4, 5))], dtype="int8", match="not supported"),
 ]
+
+# Opset 1 (the opset 9 schema serves it).
+CASES += [Case("MatMul", [T((2, 3, 4)), T((4, 5))], opset=1, id="opset1")]

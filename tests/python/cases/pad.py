@@ -48,3 +48,18 @@ ERROR_CASES = [
     ErrorCase("Pad", [T((2, 3)), V([1, 1, 1, 1]), T((2,))], match="one element"),
     ErrorCase("Pad", [T((2, 3)), V([1, 1, 1, 1]), V([1], "int32")], match="same dtype"),
 ]
+
+# Opset 2: pads and the constant as attributes.
+CASES += [
+    Case("Pad", [T((2, 3, 4))], {"pads": [0, 1, 2, 0, 2, 1], "value": 1.5}, opset=2,
+         id="opset2_constant"),
+    Case("Pad", [T((1, 2, 3, 4))], {"pads": [0, 0, 2, 1, 0, 0, 1, 3], "mode": "reflect"},
+         opset=2, id="opset2_reflect"),
+    Case("Pad", [T((1, 2, 3, 4))], {"pads": [0, 0, 2, 1, 0, 0, 1, 3], "mode": "edge"},
+         opset=2, id="opset2_edge"),
+    Case("Pad", [T((0, 3))], {"pads": [1, 0, 0, 1]}, opset=2, id="opset2_empty"),
+]
+ERROR_CASES += [
+    ErrorCase("Pad", [T((2, 3))], {"pads": [1, 1]}, opset=2, match="2 entries per padded axis"),
+    ErrorCase("Pad", [T((2, 3))], opset=2, match="required attribute 'pads'"),
+]

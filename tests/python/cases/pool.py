@@ -137,3 +137,21 @@ ERROR_CASES += [
               match="not supported"),
     ErrorCase("GlobalMaxPool", [T((4,))], match="N, C"),
 ]
+
+# Older versions (fewer attributes).
+CASES += [
+    Case("MaxPool", [T((1, 2, 5, 5))], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                         "strides": [2, 2]}, opset=1, id="opset1"),
+    Case("MaxPool", [T((1, 2, 6))], {"kernel_shape": [2], "strides": [2]}, opset=8, id="opset8"),
+    Case("MaxPool", [T((1, 2, 5, 5))], {"kernel_shape": [2, 2], "ceil_mode": 1,
+                                         "strides": [2, 2]}, opset=10, id="opset10_ceil"),
+    Case("AveragePool", [T((1, 2, 4, 4, 4))], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]},
+         opset=1, id="opset1_3d"),
+    Case("AveragePool", [T((1, 2, 5, 5))], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                             "count_include_pad": 1}, opset=7, id="opset7_pad"),
+    Case("AveragePool", [T((0, 2, 5, 5))], {"kernel_shape": [3, 3]}, opset=7, id="opset7_empty"),
+]
+ERROR_CASES += [
+    ErrorCase("MaxPool", [T((1, 2, 5, 5))], {"kernel_shape": [2, 2], "ceil_mode": 1}, opset=8,
+              match="unknown attribute 'ceil_mode'"),
+]

@@ -41,3 +41,9 @@ ERROR_CASES += [
     ErrorCase("Pow", [T((2,)), V([True, False], bool)], match="not supported"),
     ErrorCase("Pow", [T((2, 3)), T((2,))], match="cannot broadcast"),
 ]
+
+# Opset 1 (the oracle rejects the `broadcast` attribute: the conformance
+# case test_operator_pow and the arithmetic rows cover it).
+CASES += [
+    Case("Pow", [T((2, 3), positive=True), T((2, 3), -2, 2)], opset=1, id="opset1"),
+]

@@ -104,3 +104,9 @@ ERROR_CASES += [
     ErrorCase("ReduceLogSum", [T((2, 3))], dtype="int32", match="not supported"),
     ErrorCase("ReduceProd", [T((2, 3))], dtype="int8", match="not supported"),
 ]
+
+# Opset 1 (the opset 11 schema serves it).
+CASES += [
+    Case("ReduceSum", [T((2, 3, 4))], {"axes": [2], "keepdims": 0}, opset=1, id="opset1"),
+    Case("ReduceMean", [T((2, 3, 4))], {"axes": [1]}, opset=1, id="opset1"),
+]

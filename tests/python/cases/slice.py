@@ -33,3 +33,17 @@ ERROR_CASES = [
     ErrorCase("Slice", [T((4, 5)), V([1]), V([2]), V([2])], match="out of range"),
     ErrorCase("Slice", [T((4, 5)), V([1, 1]), V([2, 2]), V([0, -2])], match="repeat"),
 ]
+
+# Opset 1: starts, ends and axes as attributes.
+CASES += [
+    Case("Slice", [T((4, 5, 6))], {"starts": [1, -4], "ends": [3, 1000], "axes": [0, 2]},
+         opset=1, id="opset1_axes"),
+    Case("Slice", [T((4, 5))], {"starts": [0, 1], "ends": [2, -1]}, opset=1, id="opset1"),
+    Case("Slice", [T((0, 5))], {"starts": [1], "ends": [3], "axes": [1]}, opset=1,
+         id="opset1_empty"),
+]
+ERROR_CASES += [
+    ErrorCase("Slice", [T((4, 5))], {"starts": [1]}, opset=1, match="required attribute 'ends'"),
+    ErrorCase("Slice", [T((4, 5))], {"starts": [1, 2], "ends": [3]}, opset=1,
+              match="differ in length"),
+]

@@ -24,3 +24,8 @@ ERROR_CASES = [
     ErrorCase("Split", [T((6, 3))], attrs={"axis": 2}, match="out of range"),
     ErrorCase("Split", [T((6, 3))], attrs={"num_outputs": 2}, match="num_outputs is 2"),
 ]
+
+# Opset 2 (the opset 11 schema serves it).
+CASES += [
+    Case("Split", [T((6, 3))], {"axis": 0, "split": [2, 4]}, opset=2, outputs=2, id="opset2"),
+]

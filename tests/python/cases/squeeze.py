@@ -17,3 +17,6 @@ ERROR_CASES = [
     ErrorCase("Squeeze", [T((1, 3)), V([2])], match="out of range"),
     ErrorCase("Squeeze", [T((1, 1)), V([0, -2])], match="repeat"),
 ]
+
+# Opset 1 (the opset 11 schema serves it).
+CASES += [Case("Squeeze", [T((2, 1, 3, 1))], {"axes": [1]}, opset=1, id="opset1")]

@@ -14,3 +14,6 @@ ERROR_CASES = [
     ErrorCase("Unsqueeze", [T((2, 3)), V([3])], match="out of range"),
     ErrorCase("Unsqueeze", [T((2, 3)), V([1, 1])], match="repeat"),
 ]
+
+# Opset 1 (the opset 11 schema serves it).
+CASES += [Case("Unsqueeze", [T((2, 3))], {"axes": [0, 3]}, opset=1, id="opset1")]

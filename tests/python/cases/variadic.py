@@ -29,3 +29,12 @@ ERROR_CASES += [
     ErrorCase("Max", [T((2,)), T((3,))], match="cannot broadcast"),
     ErrorCase("Mean", [], match="expects 1 or more"),
 ]
+
+# Opsets 1 and 6: no broadcasting.
+CASES += [
+    Case(_op, [T((2, 3)), T((2, 3)), T((2, 3))], opset=6, id="opset6") for _op in
+    ["Max", "Min", "Mean", "Sum"]
+]
+ERROR_CASES += [
+    ErrorCase("Sum", [T((2, 3)), T((3,))], opset=6, match="one shape"),
+]
