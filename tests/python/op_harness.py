@@ -85,6 +85,7 @@ class ErrorCase:
     error: type = ValueError
     match: str = ""
     dtype: str = "float32"
+    opset: int | None = None  # default: the newest
 
 
 def _shapes_id(inputs) -> str:
