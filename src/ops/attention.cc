@@ -36,6 +36,7 @@
 
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -442,6 +443,107 @@ void Forward(KernelCtx& k, const AttentionAttrs& a) {
   VisitFloat(k.input(kQ).dtype(), [&]<class T>(Tag<T>) { Run<T, kFast>(k, a, d); });
 }
 
+// ---- backward ----------------------------------------------------------------
+// Framework ops on the 4-D views, with the query heads of a KV head grouped
+// as rows (B, Hkv, G * Sq, .), P the probabilities (the op itself with
+// qk_matmul_output_mode 3), c the softcapped logits and s2 = scale:
+//   dV = P^T dY,  dP = dY V^T,  dS = P * (dP - rowsum(dP * P))
+//   dR = dS * (1 - (c / softcap)^2)   (softcap > 0; else dR = dS)
+//   dQ = dR K * s2,  dK = dR^T Q * s2,  d attn_mask = dS summed to its shape
+// present_key/present_value gradients add to dK/dV before the past part is
+// split off. qk_matmul_output passes no gradient back.
+
+Tensor Reshape(const Tensor& t, std::vector<int64_t> shape) {
+  return CallOp("Reshape",
+                {t, Tensor::FromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape)})[0];
+}
+Tensor Transpose(const Tensor& t, std::vector<int64_t> perm) {
+  return CallOp("Transpose", {t}, {{"perm", std::move(perm)}})[0];
+}
+Tensor MatMul(const Tensor& a, const Tensor& b) { return CallOp("MatMul", {a, b})[0]; }
+// t[..., lo:hi] along `axis`.
+Tensor SliceAxis(const Tensor& t, int64_t axis, int64_t lo, int64_t hi) {
+  auto one = [](int64_t v) { return Tensor::FromVector<int64_t>({1}, {v}); };
+  return CallOp("Slice", {t, one(lo), one(hi), one(axis)})[0];
+}
+
+TensorList Backward(const GradCtx& g, const AttentionAttrs& a) {
+  using grad::Add, grad::Mul, grad::Sub, grad::Scalar;
+  const int n_in = g.num_inputs();
+  TensorList grads(n_in);
+  const Tensor &q = g.input(kQ), &k = g.input(kK), &v = g.input(kV);
+  const bool three_d = q.ndim() == 3;
+  const int64_t batch = q.shape()[0];
+  const int64_t hq = three_d ? *a.q_num_heads : q.shape()[1];
+  const int64_t hkv = three_d ? *a.kv_num_heads : k.shape()[1];
+  const int64_t sq = three_d ? q.shape()[1] : q.shape()[2];
+  const int64_t dk = three_d ? q.shape()[2] / hq : q.shape()[3];
+  const int64_t dv = three_d ? v.shape()[2] / hkv : v.shape()[3];
+  const int64_t skv = three_d ? k.shape()[1] : k.shape()[2];
+  const int64_t past = g.has_input(kPastKey) ? g.input(kPastKey).shape()[2] : 0;
+  const int64_t total = past + skv, group = hq / hkv;
+  if (batch * hq * sq * total == 0) return grads;
+
+  // P, present K and V, and the softcapped logits from the op itself.
+  TensorList in;
+  for (int i = 0; i < n_in; ++i) in.push_back(g.input(i));
+  const int opset = g.op().since_version;
+  AttrMap attrs = g.op().dump(&a);
+  attrs["qk_matmul_output_mode"] = int64_t{3};
+  const TensorList fw = CallOp("Attention", in, attrs, opset, 4);
+  const Tensor &kall = fw[1], &vall = fw[2];
+  const Tensor p = Reshape(fw[3], {batch, hkv, group * sq, total});
+
+  auto to4 = [&](const Tensor& t, int64_t heads, int64_t size) {
+    return three_d ? Transpose(Reshape(t, {batch, sq, heads, size}), {0, 2, 1, 3}) : t;
+  };
+  Tensor dy = g.grad_output(0);
+  if (!dy.defined()) dy = Tensor::Zeros(g.output(0).shape(), q.dtype());
+  const Tensor dy4 = Reshape(to4(dy, hq, dv), {batch, hkv, group * sq, dv});
+  Tensor dvall = MatMul(Transpose(p, {0, 1, 3, 2}), dy4);
+  const Tensor dp = MatMul(dy4, Transpose(vall, {0, 1, 3, 2}));
+  const Tensor ax = Tensor::FromVector<int64_t>({1}, {-1});
+  const Tensor ds =
+      Mul(p, Sub(dp, CallOp("ReduceSum", {Mul(dp, p), ax}, {{"keepdims", int64_t{1}}})[0]));
+  Tensor dr = ds;
+  if (a.softcap > 0) {
+    attrs["qk_matmul_output_mode"] = int64_t{1};
+    const Tensor c =
+        Reshape(CallOp("Attention", in, attrs, opset, 4)[3], {batch, hkv, group * sq, total});
+    const Tensor t = Mul(c, Scalar(1.0 / a.softcap, c));
+    dr = Mul(ds, Sub(Scalar(1, t), Mul(t, t)));
+  }
+  const double scale = a.scale ? *a.scale : 1.0 / std::sqrt(static_cast<double>(dk));
+  const Tensor q4 = Reshape(to4(q, hq, dk), {batch, hkv, group * sq, dk});
+  Tensor dkall = Mul(MatMul(Transpose(dr, {0, 1, 3, 2}), q4), Scalar(scale, q));
+  if (g.num_outputs() > 1 && g.grad_output(1).defined()) dkall = Add(dkall, g.grad_output(1));
+  if (g.num_outputs() > 2 && g.grad_output(2).defined()) dvall = Add(dvall, g.grad_output(2));
+
+  auto from4 = [&](const Tensor& t, int64_t heads, int64_t size) {
+    return three_d ? Reshape(Transpose(t, {0, 2, 1, 3}), {batch, -1, heads * size}) : t;
+  };
+  if (g.needs_grad(kQ)) {
+    const Tensor dq4 = Mul(MatMul(dr, Reshape(kall, {batch, hkv, total, dk})), Scalar(scale, q));
+    grads[kQ] = from4(Reshape(dq4, {batch, hq, sq, dk}), hq, dk);
+  }
+  auto split = [&](const Tensor& t, int cur, int pst, int64_t size) {
+    if (past == 0) {
+      grads[cur] = from4(t, hkv, size);
+      return;
+    }
+    grads[cur] = from4(SliceAxis(t, 2, past, total), hkv, size);
+    grads[pst] = SliceAxis(t, 2, 0, past);
+  };
+  split(dkall, kK, kPastKey, dk);
+  split(dvall, kV, kPastValue, dv);
+  if (g.needs_grad(kMask) && IsFloat(g.input(kMask).dtype())) {
+    const Tensor& m = g.input(kMask);
+    const Tensor ds4 = SliceAxis(Reshape(ds, {batch, hq, sq, total}), 3, 0, m.shape().back());
+    grads[kMask] = ops::SumToShape(ds4, m.shape());
+  }
+  return grads;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Attention, AttentionAttrs)
@@ -459,7 +561,8 @@ SINGA_REGISTER_OP(Attention, AttentionAttrs)
     .dtypes(dtypes::kAllButString, {kMask})
     .infer(Infer<23>)
     .kernel(Forward<true>)
-    .reference(Forward<false>);
+    .reference(Forward<false>)
+    .backward(Backward);
 SINGA_REGISTER_OP(Attention, AttentionAttrs)
     .since_opset(24)
     .inputs({"Q", "K", "V", "attn_mask?", "past_key?", "past_value?", "nonpad_kv_seqlen?"})
@@ -476,7 +579,8 @@ SINGA_REGISTER_OP(Attention, AttentionAttrs)
     .dtypes({DType::kInt64}, {kNonpad})
     .infer(Infer<24>)
     .kernel(Forward<true>)
-    .reference(Forward<false>);
+    .reference(Forward<false>)
+    .backward(Backward);
 SINGA_REGISTER_OP(Attention, AttentionAttrs)
     .since_opset(25)
     .inputs({"Q", "K", "V", "attn_mask?", "past_key?", "past_value?", "nonpad_kv_seqlen?"})
@@ -495,6 +599,7 @@ SINGA_REGISTER_OP(Attention, AttentionAttrs)
     .dtypes({DType::kInt64}, {kNonpad})
     .infer(Infer<25>)
     .kernel(Forward<true>)
-    .reference(Forward<false>);
+    .reference(Forward<false>)
+    .backward(Backward);
 
 }  // namespace singa

@@ -69,6 +69,23 @@ CASES += [
          id="empty-batch"),
 ]
 
+# Gradient-check rows (small: finite differences per element).
+q, kk, vv = T((1, 2, 2, 3)), T((1, 2, 3, 3)), T((1, 2, 3, 2))
+G = {"dtypes": ["float64"], "opset": 23}
+CASES += [
+    Case("Attention", [q, kk, vv], id="grad-4d", **G),
+    Case("Attention", [q, kk, vv], {"is_causal": 1, "scale": 0.7}, id="grad-causal-scale", **G),
+    Case("Attention", [q, kk, vv], {"softcap": 1.5}, id="grad-softcap", **G),
+    Case("Attention", [q, kk, vv, T((2, 3))], id="grad-float-mask", **G),
+    Case("Attention", [q, kk, vv, V([[True, False, True], [True, True, False]], np.bool_)],
+         id="grad-bool-mask", **G),
+    Case("Attention", [T((1, 4, 2, 3)), kk, vv], id="grad-gqa", **G),
+    Case("Attention", [T((1, 2, 6)), T((1, 3, 3)), T((1, 3, 4))],
+         {"q_num_heads": 2, "kv_num_heads": 1, "is_causal": 1}, id="grad-3d-gqa", **G),
+    Case("Attention", [q, T((1, 2, 1, 3)), T((1, 2, 1, 2)), T((2, 3)), T((1, 2, 2, 3)),
+                       T((1, 2, 2, 2))], outputs=3, id="grad-past", **G),
+]
+
 ERROR_CASES += [
     ErrorCase("Attention", [T((2, 4, 24)), T((2, 6, 24)), T((2, 6, 24))], match="q_num_heads"),
     ErrorCase("Attention", [T((2, 3, 4, 8)), T((2, 2, 6, 8)), T((2, 2, 6, 8))],
