@@ -219,6 +219,114 @@ void Forward(KernelCtx& k, const EinsumAttrs& a) {
   VisitNumeric(k.input(0).dtype(), [&]<class T>(Tag<T>) { Run<T>(k, p); });
 }
 
+// ---- backward ----------------------------------------------------------------
+// The gradient of operand i is itself an einsum: dY and the other operands
+// (expanded to the labels' full sizes) contracted to operand i's labels,
+// "out,term_j,...->term_i". Labels only operand i has are summed in the
+// forward, so the gradient is constant along them: they are added back with
+// Unsqueeze + Expand. Dimensions operand i broadcast (size 1) are summed back.
+// A label repeated within operand i's term (a diagonal) gets the gradient on
+// that diagonal and zeros elsewhere.
+TensorList Backward(const GradCtx& g, const EinsumAttrs& a) {
+  const int n = g.num_inputs();
+  TensorList in;
+  for (int i = 0; i < n; ++i) in.push_back(g.input(i));
+  const InferCtx c(g.op(), in, 1, "");
+  const Plan p = MakePlan(c, a.equation);
+  // Letters for the ellipsis labels: ones the equation does not use.
+  std::map<int, char> letter;
+  std::string unused;
+  for (char ch = 'a'; ch <= 'z'; ++ch)
+    if (!p.size.count(ch)) unused += ch;
+  for (char ch = 'A'; ch <= 'Z'; ++ch)
+    if (!p.size.count(ch)) unused += ch;
+  for (auto& [l, size] : p.size) {
+    if (l < kEll) {
+      letter[l] = static_cast<char>(l);
+    } else {
+      SINGA_CHECK(
+          !unused.empty(), UnsupportedOp,
+          "Einsum backward: no letters left for the '...' dimensions of '" << a.equation << "'");
+      letter[l] = unused.back();
+      unused.pop_back();
+    }
+  }
+  auto term = [&](const std::vector<int>& labels) {
+    std::string t;
+    for (int l : labels) t += letter.at(l);
+    return t;
+  };
+  auto ints = [](const std::vector<int64_t>& v) {
+    return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+  };
+  auto full = [&](const std::vector<int>& labels) {
+    std::vector<int64_t> shape;
+    for (int l : labels) shape.push_back(p.size.at(l));
+    return shape;
+  };
+  const Tensor& dy = g.grad_output(0);
+  TensorList grads(n);
+  if (!dy.defined()) return grads;
+  for (int i = 0; i < n; ++i) {
+    if (!g.needs_grad(i)) continue;
+    const std::vector<int>& ti = p.terms[i];
+    // Operand i's labels once each (first occurrences, in order) and the
+    // positions of repeats (a diagonal).
+    std::vector<int> uniq;
+    std::vector<int64_t> repeats;
+    for (size_t x = 0; x < ti.size(); ++x) {
+      if (std::count(uniq.begin(), uniq.end(), ti[x]))
+        repeats.push_back(static_cast<int64_t>(x));
+      else
+        uniq.push_back(ti[x]);
+    }
+    std::vector<int> seen(p.out.begin(), p.out.end());
+    std::string eq = term(p.out);
+    TensorList ops_in = {dy};
+    for (int j = 0; j < n; ++j) {
+      if (j == i) continue;
+      eq += "," + term(p.terms[j]);
+      ops_in.push_back(CallOp("Expand", {g.input(j), ints(full(p.terms[j]))})[0]);
+      seen.insert(seen.end(), p.terms[j].begin(), p.terms[j].end());
+    }
+    std::vector<int> keep;
+    std::vector<int64_t> missing;
+    for (size_t x = 0; x < uniq.size(); ++x) {
+      if (std::count(seen.begin(), seen.end(), uniq[x]))
+        keep.push_back(uniq[x]);
+      else
+        missing.push_back(static_cast<int64_t>(x));
+    }
+    Tensor r = CallOp("Einsum", ops_in, {{"equation", eq + "->" + term(keep)}})[0];
+    if (!missing.empty()) {
+      r = CallOp("Unsqueeze", {r, ints(missing)})[0];
+      r = CallOp("Expand", {r, ints(full(uniq))})[0];
+    }
+    if (!repeats.empty()) {
+      // Spread onto the diagonal: 1 where every repeat equals its first occurrence.
+      r = CallOp("Expand", {CallOp("Unsqueeze", {r, ints(repeats)})[0], ints(full(ti))})[0];
+      const std::vector<int64_t> shape = full(ti);
+      int64_t count = 1;
+      for (int64_t v : shape) count *= v;
+      std::vector<double> mask(count);
+      std::vector<int64_t> idx(shape.size(), 0);
+      for (int64_t e = 0; e < count; ++e) {
+        bool on = true;
+        for (size_t x = 0; x < ti.size() && on; ++x)
+          for (size_t z = 0; z < x && on; ++z)
+            if (ti[z] == ti[x]) on = idx[z] == idx[x];
+        mask[e] = on ? 1.0 : 0.0;
+        for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0 && ++idx[d] == shape[d];
+             --d)
+          idx[d] = 0;
+      }
+      r = CallOp("Mul", {r, Tensor::FromVector<double>(shape, mask).AsType(r.dtype())})[0];
+    }
+    grads[i] = ops::SumToShape(r, g.input(i).shape());
+  }
+  return grads;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(Einsum, EinsumAttrs)
@@ -233,7 +341,8 @@ SINGA_REGISTER_OP(Einsum, EinsumAttrs)
       return v;
     }())
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 SINGA_REGISTER_OP(Einsum, EinsumAttrs)
     .since_opset(28)
     .inputs({"Inputs..."})
@@ -241,6 +350,7 @@ SINGA_REGISTER_OP(Einsum, EinsumAttrs)
     .attr("equation", &EinsumAttrs::equation, true)
     .dtypes(dtypes::kNumeric)
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa

@@ -29,6 +29,13 @@ CASES += [
          id="opset28"),
 ]
 
+# Gradient-check rows (the rows above with float64 are checked too).
+CASES += [
+    Case("Einsum", [T((2, 3)), T((4,))], {"equation": "ij,k->i"}, id="grad-summed-only-label"),
+    Case("Einsum", [T((1, 3)), T((2, 3))], {"equation": "...j,...j->...j"},
+         id="grad-broadcast-ellipsis"),
+]
+
 ERROR_CASES += [
     ErrorCase("Einsum", [T((2, 3)), T((4, 5))], {"equation": "ij,jk->ik"}, match="sizes"),
     ErrorCase("Einsum", [T((2, 3))], {"equation": "ijk->i"}, match="does not match"),
