@@ -27,6 +27,7 @@
 // function body rounds them (scaled Q and K, qk, the softcap steps, qk + bias,
 // the probabilities); accumulation is in Acc<T> (float for 16-bit floats).
 // The softmax runs in softmax_precision when given.
+// Backward: framework ops (MatMul, Transpose, ReduceSum), see below.
 // https://onnx.ai/onnx/operators/onnx__Attention.html
 #include <cmath>
 #include <cstring>

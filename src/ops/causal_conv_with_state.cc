@@ -4,6 +4,7 @@
 //   output[b, c, t] = act(bias[c] + sum_i weight[c, 0, i] * padded[b, c, t + i])
 //   present_state = the last k-1 positions of padded
 // act is none, or silu/swish (x * sigmoid(x)).
+// Backward: framework ops and Conv's internal gradient ops (below).
 // NOTE: the sum is accumulated in float and rounded to the input dtype before
 // the activation, which runs in float (as the spec's reference).
 // https://onnx.ai/onnx/operators/onnx__CausalConvWithState.html
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -82,6 +84,55 @@ void Forward(KernelCtx& k, const CausalConvAttrs& a) {
   });
 }
 
+// ---- backward ----------------------------------------------------------------
+// Framework ops: with padded = [past; input] and z = Conv(padded, weight,
+// bias, group = channels) the pre-activation, dz = dY (times silu'(z) =
+// s + z s (1 - s), s = Sigmoid(z)); Conv's internal gradient ops give
+// d padded, d weight and d bias; present_state's gradient adds to the last
+// k - 1 positions of d padded, which splits into d past_state and d input.
+TensorList Backward(const GradCtx& g, const CausalConvAttrs& a) {
+  using grad::Add, grad::Mul, grad::Sub, grad::Scalar;
+  TensorList grads(g.num_inputs());
+  const Tensor &x = g.input(kInput), &w = g.input(kWeight);
+  const int64_t batch = x.shape()[0], ch = x.shape()[1], len = x.shape()[2];
+  const int64_t kw = w.shape()[2];
+  if (batch * ch == 0) return grads;
+  const Tensor past =
+      g.has_input(kPast) ? g.input(kPast) : Tensor::Zeros({batch, ch, kw - 1}, x.dtype());
+  const Tensor padded = CallOp("Concat", {past, x}, {{"axis", int64_t{2}}})[0];
+  Tensor dz = g.grad_output(0);
+  if (!dz.defined()) dz = Tensor::Zeros(x.shape(), x.dtype());
+  if (a.activation != "none") {
+    TensorList conv_in = {padded, w};
+    if (g.has_input(kBias)) conv_in.push_back(g.input(kBias));
+    const Tensor z = CallOp("Conv", conv_in, {{"group", ch}})[0];
+    const Tensor sg = grad::Op1("Sigmoid", z);
+    dz = Mul(dz, Add(sg, Mul(z, Mul(sg, Sub(Scalar(1, sg), sg)))));
+  }
+  auto run = [&](const char* name, TensorList in, const Shape& shape, int outputs) {
+    const OpSchema& op = OpRegistry::Get(name, kLatestOpset, "ai.singa");
+    const AttrMap attrs = {{"group", ch}, {"shape", std::vector<int64_t>(shape)}};
+    return op.Run(in, op.ParseAttrs(attrs, in), outputs);
+  };
+  Tensor dpadded = run("ConvGradData", {dz, w}, padded.shape(), 1)[0];
+  if (g.num_outputs() > 1 && g.grad_output(1).defined())
+    dpadded = Add(dpadded,
+                  CallOp("Concat", {Tensor::Zeros({batch, ch, len}, x.dtype()), g.grad_output(1)},
+                         {{"axis", int64_t{2}}})[0]);
+  auto slice = [&](int64_t lo, int64_t hi) {
+    auto one = [](int64_t v) { return Tensor::FromVector<int64_t>({1}, {v}); };
+    return CallOp("Slice", {dpadded, one(lo), one(hi), one(2)})[0];
+  };
+  if (g.needs_grad(kInput)) grads[kInput] = slice(kw - 1, kw - 1 + len);
+  if (g.has_input(kPast) && g.needs_grad(kPast)) grads[kPast] = slice(0, kw - 1);
+  if (g.needs_grad(kWeight) || (g.has_input(kBias) && g.needs_grad(kBias))) {
+    const TensorList dwb = run("ConvGradWeight", {dz, padded}, w.shape(), 2);
+    grads[kWeight] = dwb[0];
+    if (g.has_input(kBias)) grads[kBias] = dwb[1];
+  }
+  return grads;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(CausalConvWithState, CausalConvAttrs)
@@ -91,6 +142,7 @@ SINGA_REGISTER_OP(CausalConvWithState, CausalConvAttrs)
     .attr("activation", &CausalConvAttrs::activation)
     .dtypes({DType::kFloat32, DType::kFloat16, DType::kBFloat16}, {kInput, kWeight, kBias, kPast})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa
