@@ -12,6 +12,8 @@
 // (B, T, H_kv) or (B, T, 1). past_state and present_state are (B, H_kv, d_k,
 // d_v), in past_state's dtype (query's when absent). chunk_size is a tuning
 // hint for chunked algorithms: the sequential recurrence ignores it.
+// Backward: the internal op LinearAttentionGrad (a loop running the
+// recurrence backwards; see below).
 // NOTE: the state and the arithmetic are float (the types are float and
 // 16-bit floats); outputs are rounded once.
 // https://onnx.ai/onnx/operators/onnx__LinearAttention.html
@@ -173,6 +175,171 @@ void Forward(KernelCtx& k, const LinearAttentionAttrs& a) {
   if (k.num_outputs() > 1) store(state, k.output(1));
 }
 
+// ---- backward ----------------------------------------------------------------
+// LinearAttentionGrad (domain ai.singa): (d output, d present_state?, query,
+// key, value, past_state?, decay?, beta?) -> (d query, d key, d value,
+// d past_state, d decay, d beta); the last three are empty when the input is
+// absent. The recurrence runs backwards from the last token with dS, the
+// gradient of the state; the states before each token are kept from a
+// forward pass. With S' = exp(g) S_prev, u = beta (v - S'^T k) (delta) or v,
+// S = S' + k u^T and o = scale S^T q:
+//   dq = scale S do;  dS += scale q do^T;  dk = dS u;  du = dS^T k
+//   delta: dbeta = du . (v - S'^T k); dv = beta du; dS' = dS - beta k du^T;
+//          dk -= beta S' du
+//   gated: dg = sum over the state of dS' * S' (per key row, or all of it);
+//          dS_prev = exp(g) dS'
+enum { kGradOut, kGradState, kGQuery, kGKey, kGValue, kGPast, kGDecay, kGBeta };
+
+SpecList GradInfer(const InferCtx& c, const LinearAttentionAttrs& a) {
+  auto spec = [&](int i) {
+    return c.has_input(i) ? TensorSpec{c.dtype(i), c.shape(i)}
+                          : TensorSpec{c.dtype(kGQuery), Shape{0}};
+  };
+  return {spec(kGQuery), spec(kGKey), spec(kGValue), spec(kGPast), spec(kGDecay), spec(kGBeta)};
+}
+
+void GradLoop(KernelCtx& k, const LinearAttentionAttrs& a) {
+  const Shape &qs = k.input(kGQuery).shape(), &vs = k.input(kGValue).shape();
+  const int64_t nb = qs[0], nt = qs[1], hq = a.q_num_heads, hkv = a.kv_num_heads;
+  const int64_t dk = qs[2] / hq, dv = vs[2] / hkv, group = hq / hkv;
+  const bool gating = k.has_input(kGDecay), delta = k.has_input(kGBeta);
+  const int64_t decay_last = gating ? k.input(kGDecay).shape()[2] : 0;
+  const int64_t beta_last = delta ? k.input(kGBeta).shape()[2] : 0;
+  const std::vector<float> dout = Floats(k, kGradOut), dstate = Floats(k, kGradState),
+                           q = Floats(k, kGQuery), key = Floats(k, kGKey), v = Floats(k, kGValue),
+                           past = Floats(k, kGPast), g = Floats(k, kGDecay),
+                           beta = Floats(k, kGBeta);
+  const float scale = a.scale != 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(dk));
+  std::vector<float> dq(q.size(), 0.0f), dkey(key.size(), 0.0f), dvv(v.size(), 0.0f),
+      dpast(nb * hkv * dk * dv, 0.0f), dg(g.size(), 0.0f), dbeta(beta.size(), 0.0f);
+  const int64_t ss = dk * dv;
+  // Batches in parallel: a (B, T, 1) beta is shared by the heads of one batch.
+  ParallelFor(0, nb, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<float> states((nt + 1) * ss), sp(ss), ds(ss), u(dv), r(dv), du(dv), decay(dk);
+    for (int64_t b = lo; b < hi; ++b) {
+      for (int64_t h = 0; h < hkv; ++h) {
+        const int64_t bh = b * hkv + h;
+        auto decay_at = [&](int64_t t) {
+          const float* gt = g.data() + (b * nt + t) * decay_last;
+          for (int64_t i = 0; i < dk; ++i)
+            decay[i] = std::exp(decay_last == hkv ? gt[h] : gt[h * dk + i]);
+        };
+        auto beta_at = [&](int64_t t) {
+          return beta[(b * nt + t) * beta_last + (beta_last == 1 ? 0 : h)];
+        };
+        // S' and u of token t from the state before it (states[t]).
+        auto step = [&](int64_t t) {
+          const float* prev = states.data() + t * ss;
+          const float* kt = key.data() + ((b * nt + t) * hkv + h) * dk;
+          const float* vt = v.data() + ((b * nt + t) * hkv + h) * dv;
+          if (gating) decay_at(t);
+          for (int64_t i = 0; i < dk; ++i)
+            for (int64_t j = 0; j < dv; ++j)
+              sp[i * dv + j] = gating ? decay[i] * prev[i * dv + j] : prev[i * dv + j];
+          for (int64_t j = 0; j < dv; ++j) {
+            r[j] = 0.0f;
+            for (int64_t i = 0; i < dk; ++i) r[j] += sp[i * dv + j] * kt[i];
+            u[j] = delta ? beta_at(t) * (vt[j] - r[j]) : vt[j];
+          }
+        };
+        if (!past.empty())
+          std::copy(past.begin() + bh * ss, past.begin() + (bh + 1) * ss, states.begin());
+        else
+          std::fill(states.begin(), states.begin() + ss, 0.0f);
+        for (int64_t t = 0; t < nt; ++t) {
+          step(t);
+          const float* kt = key.data() + ((b * nt + t) * hkv + h) * dk;
+          float* next = states.data() + (t + 1) * ss;
+          for (int64_t i = 0; i < dk; ++i)
+            for (int64_t j = 0; j < dv; ++j) next[i * dv + j] = sp[i * dv + j] + kt[i] * u[j];
+        }
+        if (!dstate.empty())
+          std::copy(dstate.begin() + bh * ss, dstate.begin() + (bh + 1) * ss, ds.begin());
+        else
+          std::fill(ds.begin(), ds.end(), 0.0f);
+        for (int64_t t = nt - 1; t >= 0; --t) {
+          step(t);
+          const int64_t row = b * nt + t;
+          const float* st = states.data() + (t + 1) * ss;
+          const float* kt = key.data() + (row * hkv + h) * dk;
+          const float* vt = v.data() + (row * hkv + h) * dv;
+          for (int64_t qh = h * group; qh < (h + 1) * group; ++qh) {
+            const float* qt = q.data() + (row * hq + qh) * dk;
+            const float* dot = dout.data() + (row * hq + qh) * dv;
+            float* dqt = dq.data() + (row * hq + qh) * dk;
+            for (int64_t i = 0; i < dk; ++i)
+              for (int64_t j = 0; j < dv; ++j) {
+                dqt[i] += scale * st[i * dv + j] * dot[j];
+                ds[i * dv + j] += scale * qt[i] * dot[j];
+              }
+          }
+          float* dkt = dkey.data() + (row * hkv + h) * dk;
+          float* dvt = dvv.data() + (row * hkv + h) * dv;
+          for (int64_t j = 0; j < dv; ++j) {
+            du[j] = 0.0f;
+            for (int64_t i = 0; i < dk; ++i) du[j] += ds[i * dv + j] * kt[i];
+          }
+          for (int64_t i = 0; i < dk; ++i)
+            for (int64_t j = 0; j < dv; ++j) dkt[i] += ds[i * dv + j] * u[j];
+          if (delta) {
+            const float bt = beta_at(t);
+            float db = 0.0f;
+            for (int64_t j = 0; j < dv; ++j) {
+              db += du[j] * (vt[j] - r[j]);
+              dvt[j] += bt * du[j];
+            }
+            dbeta[row * beta_last + (beta_last == 1 ? 0 : h)] += db;
+            for (int64_t i = 0; i < dk; ++i)
+              for (int64_t j = 0; j < dv; ++j) {
+                dkt[i] -= bt * sp[i * dv + j] * du[j];
+                ds[i * dv + j] -= bt * kt[i] * du[j];
+              }
+          } else {
+            for (int64_t j = 0; j < dv; ++j) dvt[j] += du[j];
+          }
+          if (gating) {
+            float* dgt = dg.data() + row * decay_last;
+            for (int64_t i = 0; i < dk; ++i) {
+              float sum = 0.0f;
+              for (int64_t j = 0; j < dv; ++j) {
+                sum += ds[i * dv + j] * sp[i * dv + j];
+                ds[i * dv + j] *= decay[i];
+              }
+              (decay_last == hkv ? dgt[h] : dgt[h * dk + i]) += sum;
+            }
+          }
+        }
+        std::copy(ds.begin(), ds.end(), dpast.begin() + bh * ss);
+      }
+    }
+  });
+  auto store = [](const std::vector<float>& src, Tensor dst) {
+    if (dst.numel() == 0) return;
+    dst.CopyFrom(Tensor::FromVector<float>(dst.shape(), src).AsType(dst.dtype()));
+  };
+  store(dq, k.outputs[0]);
+  store(dkey, k.outputs[1]);
+  store(dvv, k.outputs[2]);
+  store(dpast, k.outputs[3]);
+  store(dg, k.outputs[4]);
+  store(dbeta, k.outputs[5]);
+}
+
+TensorList Backward(const GradCtx& g, const LinearAttentionAttrs& a) {
+  static const OpSchema& op = OpRegistry::Get("LinearAttentionGrad", kLatestOpset, "ai.singa");
+  Tensor dout = g.grad_output(0);
+  if (!dout.defined()) dout = Tensor::Zeros(g.output(0).shape(), g.output(0).dtype());
+  const Tensor dstate =
+      g.num_outputs() > 1 && g.grad_output(1).defined() ? g.grad_output(1) : Tensor();
+  TensorList in = {dout, dstate};
+  for (int i = 0; i < g.num_inputs(); ++i) in.push_back(g.input(i));
+  const TensorList r = RunOp(op, in, a, 6);
+  TensorList grads(g.num_inputs());
+  for (int i = 0; i < g.num_inputs(); ++i)
+    if (g.has_input(i)) grads[i] = r[i];
+  return grads;
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(LinearAttention, LinearAttentionAttrs)
@@ -188,6 +355,21 @@ SINGA_REGISTER_OP(LinearAttention, LinearAttentionAttrs)
             {kQuery, kKey, kValue, kDecay, kBeta})
     .dtypes({DType::kFloat16, DType::kBFloat16, DType::kFloat32}, {kPast})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
+
+// The internal op of LinearAttention's backward.
+SINGA_REGISTER_OP(LinearAttentionGrad, LinearAttentionAttrs)
+    .domain("ai.singa")
+    .inputs({"d_output", "d_present_state?", "query", "key", "value", "past_state?", "decay?",
+             "beta?"})
+    .outputs({"d_query", "d_key", "d_value", "d_past_state", "d_decay", "d_beta"})
+    .attr("chunk_size", &LinearAttentionAttrs::chunk_size)
+    .attr("kv_num_heads", &LinearAttentionAttrs::kv_num_heads, true)
+    .attr("q_num_heads", &LinearAttentionAttrs::q_num_heads, true)
+    .attr("scale", &LinearAttentionAttrs::scale)
+    .attr("update_rule", &LinearAttentionAttrs::update_rule)
+    .infer(GradInfer)
+    .kernel(GradLoop);
 
 }  // namespace singa

@@ -16,6 +16,15 @@ ROWS = [
     ("RotaryEmbedding", [(1, 3, 8), (1, 3, 2), (1, 3, 2)],
      {"num_heads": 2, "interleaved": 1}, 23, 1),
     ("MeanVarianceNormalization", [(2, 3, 2, 2)], {}, 13, 1),
+    # LinearAttention: 2 heads of d_k 2, d_v 3 over 3 tokens.
+    ("LinearAttention", [(2, 3, 4), (2, 3, 4), (2, 3, 6), (2, 2, 2, 3), (2, 3, 4), (2, 3, 2)],
+     {"q_num_heads": 2, "kv_num_heads": 2}, 27, 2),
+    ("LinearAttention", [(1, 3, 8), (1, 3, 4), (1, 3, 6), (1, 2, 2, 3), (1, 3, 2), (1, 3, 1)],
+     {"q_num_heads": 4, "kv_num_heads": 2}, 27, 2),
+    ("LinearAttention", [(1, 3, 4), (1, 3, 4), (1, 3, 6)],
+     {"q_num_heads": 2, "kv_num_heads": 2, "update_rule": "linear"}, 27, 1),
+    ("LinearAttention", [(1, 3, 4), (1, 3, 4), (1, 3, 6), (1, 2, 2, 3), (1, 3, 4)],
+     {"q_num_heads": 2, "kv_num_heads": 2, "update_rule": "gated", "scale": 0.5}, 27, 2),
 ]
 # Only X of RotaryEmbedding gets a gradient (the caches are tables).
 NO_GRAD = {"RotaryEmbedding": {1, 2}}
