@@ -7,6 +7,7 @@
 // 16-bit and float inputs, double for double, by default); the scaled Q and
 // K and the scores are rounded to the input dtype first, as the spec's
 // reference.
+// Backward: framework ops (see below).
 // The score_mod and prob_mod subgraph attributes are not supported: the
 // importer reads graph attributes only for If, Loop and Scan.
 // https://onnx.ai/onnx/operators/onnx_aionnxpreview_FlexAttention.html
@@ -15,6 +16,7 @@
 #include <optional>
 
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -107,6 +109,40 @@ void Forward(KernelCtx& k, const FlexAttentionAttrs& a) {
              [&]<class T>(Tag<T>) { VisitFloat(p, [&]<class P>(Tag<P>) { Run<T, P>(k, a); }); });
 }
 
+// ---- backward ----------------------------------------------------------------
+// Framework ops on (B, Hkv, G * L, .) views (the G query heads of a KV head
+// as rows), with s = sqrt(scale), P = Softmax((s Q)(s K)^T):
+//   dV = P^T dY,  dP = dY V^T,  dS = P * (dP - rowsum(dP * P))
+//   dQ = s dS (s K),  dK = s dS^T (s Q)
+Tensor Reshape(const Tensor& t, std::vector<int64_t> shape) {
+  return CallOp("Reshape",
+                {t, Tensor::FromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape)})[0];
+}
+Tensor SwapLast(const Tensor& t) {
+  return CallOp("Transpose", {t}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}})[0];
+}
+Tensor MatMul(const Tensor& a, const Tensor& b) { return CallOp("MatMul", {a, b})[0]; }
+
+TensorList Backward(const GradCtx& g, const FlexAttentionAttrs& a) {
+  using grad::Mul, grad::Sub, grad::Scalar;
+  const Tensor &q = g.input(0), &k = g.input(1), &v = g.input(2);
+  const int64_t b = q.shape()[0], hq = q.shape()[1], l = q.shape()[2], e = q.shape()[3];
+  const int64_t hkv = k.shape()[1], ev = v.shape()[3], group = hkv ? hq / hkv : 1;
+  const Tensor& dy = g.grad_output(0);
+  if (!dy.defined() || q.numel() == 0 || k.numel() == 0) return {Tensor(), Tensor(), Tensor()};
+  const double scale = a.scale ? *a.scale : 1.0 / std::sqrt(static_cast<double>(e));
+  const Tensor s = Scalar(std::sqrt(scale), q);
+  const Tensor qs = Mul(Reshape(q, {b, hkv, group * l, e}), s), ks = Mul(k, s);
+  const Tensor p = CallOp("Softmax", {MatMul(qs, SwapLast(ks))}, {{"axis", int64_t{-1}}})[0];
+  const Tensor dy4 = Reshape(dy, {b, hkv, group * l, ev});
+  const Tensor dp = MatMul(dy4, SwapLast(v));
+  const Tensor ax = Tensor::FromVector<int64_t>({1}, {-1});
+  const Tensor ds =
+      Mul(p, Sub(dp, CallOp("ReduceSum", {Mul(dp, p), ax}, {{"keepdims", int64_t{1}}})[0]));
+  return {Reshape(Mul(MatMul(ds, ks), s), {b, hq, l, e}), Mul(MatMul(SwapLast(ds), qs), s),
+          MatMul(SwapLast(p), dy4)};
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(FlexAttention, FlexAttentionAttrs)
@@ -118,6 +154,7 @@ SINGA_REGISTER_OP(FlexAttention, FlexAttentionAttrs)
     .attr("softmax_precision", &FlexAttentionAttrs::softmax_precision)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward)
+    .backward(Backward);
 
 }  // namespace singa

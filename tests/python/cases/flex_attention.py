@@ -31,6 +31,14 @@ CASES += [
          id="empty"),
 ]
 
+# Gradient-check rows (small: finite differences per element).
+CASES += [
+    Case("FlexAttention", [T((1, 2, 2, 3)), T((1, 2, 3, 3)), T((1, 2, 3, 2))],
+         dtypes=["float64"], **PREVIEW, id="grad"),
+    Case("FlexAttention", [T((1, 4, 2, 3)), T((1, 2, 3, 3)), T((1, 2, 3, 2))], {"scale": 0.6},
+         dtypes=["float64"], **PREVIEW, id="grad-gqa-scale"),
+]
+
 ERROR_CASES += [
     ErrorCase("FlexAttention", [T((2, 3, 4, 8)), T((2, 2, 5, 8)), T((2, 2, 5, 8))],
               match="multiple of kv heads", **PREVIEW),
