@@ -297,7 +297,8 @@ TensorList Backward(const GradCtx& g, const EinsumAttrs& a) {
       else
         missing.push_back(static_cast<int64_t>(x));
     }
-    Tensor r = CallOp("Einsum", ops_in, {{"equation", eq + "->" + term(keep)}})[0];
+    // Opset 28's version takes bfloat16 too.
+    Tensor r = CallOp("Einsum", ops_in, {{"equation", eq + "->" + term(keep)}}, 28)[0];
     if (!missing.empty()) {
       r = CallOp("Unsqueeze", {r, ints(missing)})[0];
       r = CallOp("Expand", {r, ints(full(uniq))})[0];
