@@ -71,6 +71,7 @@ class Case:
     why: str = ""                        # the reason for a tolerance override
     noncontig: bool = True               # also run with non-contiguous T inputs
     grad: bool = True                    # gradient-check the row (False: values at a kink/pole)
+    domain: str = ""                     # the op's domain ("" is ai.onnx)
     id: str = ""
 
     def name(self, dtype: str) -> str:
@@ -86,6 +87,7 @@ class ErrorCase:
     match: str = ""
     dtype: str = "float32"
     opset: int | None = None  # default: the newest
+    domain: str = ""
 
 
 def _shapes_id(inputs) -> str:

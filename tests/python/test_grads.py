@@ -36,7 +36,8 @@ def _forward(case, arrays, requires):
             t.stores_grad = True
         tensors.append(t)
     n_out = case.outputs if case.outputs is not None else -1
-    outs = _singa.call_op(case.op, tensors, singa_attrs(case.attrs), case.opset or NEWEST, n_out)
+    outs = _singa.call_op(case.op, tensors, singa_attrs(case.attrs), case.opset or NEWEST, n_out,
+                          domain=case.domain)
     return tensors, outs[0]
 
 

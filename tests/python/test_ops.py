@@ -15,7 +15,7 @@ UPCAST = {"float16", "bfloat16"}  # oracle computed in float32 on the rounded in
 
 
 def _schema(case):
-    s = _singa.find_op(case.op, case.opset or NEWEST)
+    s = _singa.find_op(case.op, case.opset or NEWEST, case.domain)
     assert s is not None, f"{case.op} is not registered for opset {case.opset or NEWEST}"
     return s
 
@@ -43,7 +43,7 @@ def _run(case, dtype, tensors, reference=False):
     schema = _schema(case)
     n_out = case.outputs if case.outputs is not None else -1
     outs = _singa.call_op(case.op, tensors, singa_attrs(case.attrs), case.opset or NEWEST, n_out,
-                          reference)
+                          reference, case.domain)
     return [to_numpy(o) for o in outs]
 
 
@@ -60,7 +60,8 @@ def test_op(case: Case, dtype: str):
         rtol, atol = case.rtol, case.atol if case.atol is not None else atol
     oracle_in = [a.astype(np.float32) if a is not None and dtype in UPCAST and isinstance(s, T)
                  else a for a, s in zip(arrays, case.inputs)]
-    want = run_reference(case.op, oracle_in, case.attrs, case.opset or NEWEST, len(ours))
+    want = run_reference(case.op, oracle_in, case.attrs, case.opset or NEWEST, len(ours),
+                         case.domain)
     for i, (got, exp) in enumerate(zip(ours, want)):
         what = f"{case.name(dtype)} output {i}"
         if dtype in UPCAST and exp.dtype == np.float32:
@@ -87,8 +88,8 @@ def test_op_error(case):
     rng = np.random.default_rng(RNG_SEED)
     tensors = [to_singa(make_array(spec, case.dtype, rng)) for spec in case.inputs]
     with pytest.raises(case.error, match=case.match) as info:
-        opset = {} if case.opset is None else {"opset": case.opset}
-        _singa.call_op(case.op, tensors, singa_attrs(case.attrs), **opset)
+        _singa.call_op(case.op, tensors, singa_attrs(case.attrs), case.opset or NEWEST,
+                       domain=case.domain)
     assert case.op in str(info.value), f"the message must name the op: {info.value}"
 
 
