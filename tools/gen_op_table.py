@@ -5,8 +5,9 @@
 
 One row per op (and domain): the opset versions singa registers (a model of
 opset N gets the highest version not above N), the dtypes the newest version
-accepts, and whether it has a backward. tests/python/test_docs.py runs the
-check, so CI fails when an op is added without regenerating the table.
+accepts, whether it has a backward and whether export writes it.
+tests/python/test_docs.py runs the check, so CI fails when an op is added
+without regenerating the table.
 """
 import argparse
 import difflib
@@ -64,16 +65,21 @@ def backward_cell(versions):
     return "from " + str(min(v.since_version for v in versions if v.has_backward))
 
 
+def export_cell(versions):
+    if versions[-1].domain == "ai.singa":
+        return "no"
+    return "hook" if any(v.has_export_hook for v in versions) else "yes"
+
+
 # The table's columns: (header, cell function of the op's registered versions,
-# oldest first). An "export" column (whether to_onnx writes the op, and
-# through which hook) is added here, after "backward", once the registry
-# exposes the export hook to Python.
+# oldest first).
 COLUMNS = [
     ("op", lambda vs: vs[-1].name),
     ("domain", lambda vs: vs[-1].domain or "ai.onnx"),
     ("opset versions", lambda vs: ", ".join(str(v.since_version) for v in vs)),
     ("dtypes (newest version)", lambda vs: dtypes_cell(vs[-1])),
     ("backward", backward_cell),
+    ("export", export_cell),
 ]
 
 
@@ -86,6 +92,7 @@ def render():
         versions = sorted(by_op[key], key=lambda s: s.since_version)
         rows.append([fn(versions) for _, fn in COLUMNS])
     n_backward = sum(1 for r in rows if r[4] != "no")
+    n_export = sum(1 for r in rows if r[5] != "no")
     lines = [
         "# Supported operators",
         "",
@@ -93,8 +100,11 @@ def render():
         "A model of opset N runs each op's highest registered version not above N.",
         "dtypes: floats = float16, bfloat16, float32, float64; ints = int8..int64, uint8..uint64;",
         "float8 = the four float8 types. backward: whether autograd differentiates the op.",
+        "export: whether sonnx.to_onnx writes it (opsets 11 and newer): yes as recorded, hook",
+        "through the op's own export where singa's form differs from ONNX's, no for singa's",
+        "internal ops.",
         "",
-        f"{len(rows)} ops, {n_backward} with a backward.",
+        f"{len(rows)} ops, {n_backward} with a backward, {n_export} exported.",
         "",
         "| " + " | ".join(h for h, _ in COLUMNS) + " |",
         "|" + "|".join(" --- " for _ in COLUMNS) + "|",

@@ -446,7 +446,9 @@ NB_MODULE(_singa, m) {
       .def_prop_ro("has_reference",
                    [](const OpSchema& s) { return static_cast<bool>(s.reference); })
       .def_prop_ro("is_alias", [](const OpSchema& s) { return static_cast<bool>(s.alias); })
-      .def_prop_ro("has_backward", [](const OpSchema& s) { return static_cast<bool>(s.backward); });
+      .def_prop_ro("has_backward", [](const OpSchema& s) { return static_cast<bool>(s.backward); })
+      .def_prop_ro("has_export_hook",
+                   [](const OpSchema& s) { return static_cast<bool>(s.to_onnx); });
   m.def("op_schemas", &OpRegistry::All, nb::rv_policy::reference);
   m.def("find_op", &OpRegistry::Find, "name"_a, "opset"_a = kLatestOpset, "domain"_a = "",
         nb::rv_policy::reference);

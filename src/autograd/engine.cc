@@ -158,6 +158,8 @@ const OpSchema& FunctionSchema() {
   }();
   return *schema;
 }
+// Registered with the other ops, so the registry (and docs/ops.md) lists it.
+[[maybe_unused]] const bool kFunctionRegistered = (FunctionSchema(), true);
 }  // namespace
 
 void RecordFunction(std::string name, std::span<const Tensor> inputs, TensorList& outputs,

@@ -15,6 +15,9 @@
 
 namespace singa::sonnx {
 
+// "ai.onnx" for the default domain (written "" in models), for messages.
+inline std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
+
 struct Graph;
 
 // Ops with graph attributes run their subgraphs in the importer (the op

@@ -17,8 +17,6 @@ namespace singa::sonnx {
 namespace {
 
 std::string DomainKey(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
-std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
-
 class Inspector {
  public:
   Inspector(ModelInfo& info, std::string base_dir) : info_(info), base_dir_(std::move(base_dir)) {}

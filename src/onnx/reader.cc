@@ -22,8 +22,6 @@ namespace {
 constexpr int64_t kMinIrVersion = 3;
 
 std::string DomainKey(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
-std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
-
 // Values a graph reads but does not define (its subgraphs' too): they come
 // from enclosing graphs.
 void FreeNames(const onnx::GraphProto& gp, std::set<std::string>& out) {

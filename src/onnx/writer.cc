@@ -2,6 +2,7 @@
 // outputs and writes them as an onnx.ModelProto (see singa/onnx/export.h).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -37,8 +38,6 @@ std::string Describe(const Tensor& t) {
   if (!t.name().empty()) s = "'" + t.name() + "' " + s;
   return s;
 }
-
-std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
 
 bool IsPacked4Bit(DType dt) {
   return dt == DType::kInt4 || dt == DType::kUInt4 || dt == DType::kFloat4E2M1;
@@ -350,16 +349,31 @@ class Exporter {
     leaves_.push_back(t);
   }
 
+  // The newest ai.onnx version any registered op has.
+  static int NewestOpset() {
+    static const int newest = [] {
+      int v = kLatestOpset;
+      for (const OpSchema* s : OpRegistry::All())
+        if (s->domain.empty()) v = std::max(v, s->since_version);
+      return v;
+    }();
+    return newest;
+  }
+
   void ChooseOpset() {
     if (o_.opset != 0) {
-      SINGA_CHECK(o_.opset >= kOldestOpset && o_.opset <= kLatestOpset, UnsupportedOp,
+      SINGA_CHECK(o_.opset >= kOldestOpset && o_.opset <= NewestOpset(), UnsupportedOp,
                   "to_onnx: opset " << o_.opset << " is not supported; export targets opsets "
-                                    << kOldestOpset << " to " << kLatestOpset);
+                                    << kOldestOpset << " to " << NewestOpset());
       opset_ = o_.opset;
       return;
     }
-    // The newest opset at which every recorded op keeps its form.
-    for (int v = kLatestOpset; v >= kOldestOpset; --v) {
+    // The newest opset at which every recorded op keeps its form, not above
+    // kLatestOpset unless a recorded op only exists in a newer one.
+    int top = kLatestOpset;
+    for (const Node* n : order_)
+      if (n->op->domain.empty()) top = std::max(top, n->op->since_version);
+    for (int v = top; v >= kOldestOpset; --v) {
       bool ok = true;
       for (const Node* n : order_)
         if (n->op->domain != "ai.singa" && !FormAt(*n->op, v)) {
@@ -379,7 +393,7 @@ class Exporter {
     std::string list;
     for (const auto& f : forms) list += (list.empty() ? "" : ", ") + f;
     throw UnsupportedOp("to_onnx: no opset in [" + std::to_string(kOldestOpset) + ", " +
-                        std::to_string(kLatestOpset) +
+                        std::to_string(top) +
                         "] has the recorded forms of all ops (op-version: " + list + ")");
   }
 

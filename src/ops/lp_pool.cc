@@ -10,6 +10,7 @@
 
 #include "ops/grad_util.h"
 #include "ops/window.h"
+#include "singa/onnx/export.h"
 
 namespace singa {
 namespace {
@@ -116,6 +117,16 @@ TensorList Backward(const GradCtx& g, const LpPoolAttrs& a) {
   return {Mul(sum, factor)};
 }
 
+// LpPool-1's p is a float, an int from opset 2 (export targets 11 and newer).
+void Export(sonnx::ExportCtx& c, const LpPoolAttrs& a) {
+  SINGA_CHECK(
+      a.p == std::round(a.p), UnsupportedOp,
+      c.where() << ": p = " << a.p << " is not an integer, which ONNX requires from opset 2");
+  AttrMap attrs = c.attrs();
+  if (attrs.count("p")) attrs["p"] = static_cast<int64_t>(a.p);
+  c.AddNode("LpPool", {c.input_name(0)}, {c.output_name(0)}, attrs);
+}
+
 }  // namespace
 
 [[maybe_unused]] static const bool kLpPool =
@@ -130,7 +141,8 @@ TensorList Backward(const GradCtx& g, const LpPoolAttrs& a) {
           .dtypes(dtypes::kFloats)
           .infer(Infer)
           .kernel(Forward)
-          .backward(Backward);
+          .backward(Backward)
+          .to_onnx(Export);
       if (v >= 18)
         b.attr("ceil_mode", &LpPoolAttrs::ceil_mode).attr("dilations", &LpPoolAttrs::dilations);
     });

@@ -21,6 +21,7 @@
 #include "ops/common.h"
 #include "ops/grad_util.h"
 #include "singa/autograd/autograd.h"
+#include "singa/onnx/export.h"
 
 namespace singa {
 namespace {
@@ -607,6 +608,17 @@ TensorList Backward(const GradCtx& g, const RecurrentAttrs& a) {
   return zeros_for_rest();
 }
 
+// hidden_size is optional in ONNX (R's last dim says it) but onnxruntime
+// requires it: always written.
+void Export(sonnx::ExportCtx& c, const RecurrentAttrs&) {
+  AttrMap attrs = c.attrs();
+  attrs["hidden_size"] = c.input(2).shape().back();
+  std::vector<std::string> in, out;
+  for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.input_name(i));
+  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output_name(i));
+  c.AddNode(c.op().name, in, out, attrs);
+}
+
 template <Cell kCell>
 void Register(int opset) {
   const char* name = CellName(kCell);
@@ -641,7 +653,8 @@ void Register(int opset) {
       .infer([](const InferCtx& c, const RecurrentAttrs& a) { return InferRecurrent(c, a, kCell); })
       .kernel(Forward<kCell, true>)
       .reference(Forward<kCell, false>)
-      .backward(Backward<kCell>);
+      .backward(Backward<kCell>)
+      .to_onnx(Export);
 }
 
 [[maybe_unused]] const bool kRegistered = [] {

@@ -47,9 +47,58 @@ ORT_DIFFERS = {
     "OneHot-depth0": "onnxruntime refuses depth 0",
     "Cast-to_string": "onnxruntime formats floats as strings differently",
     "Cast-round_mode": "onnxruntime refuses round_mode except for float8e8m0",
+    "Attention-short-mask-padded": "onnxruntime refuses a mask shorter than the key sequence "
+                                   "(the spec pads it with -inf)",
+    "Attention-empty-batch": "onnxruntime refuses an empty batch",
+    "Attention-qk-bias-causal": "onnxruntime's qk_matmul_output (mode 2) has -FLT_MAX where "
+                                "the causal mask gives -inf",
+    "Attention-grad-": "onnxruntime computes float64 Attention at float32 precision "
+                       "(relative differences ~1e-7)",
+    "CenterCropPad-axes_chw": "onnxruntime's CenterCropPad function body mixes the int32 shape "
+                              "with int64 (a Max type error)",
+    "GridSample-2d_cubic_border": "onnxruntime clamps bicubic taps at the border differently",
+    "GridSample-grad_cubic_border": "onnxruntime clamps bicubic taps at the border differently",
+    "MaxUnpool-2d_output_shape": "onnxruntime places the values of an explicit output_shape "
+                                 "differently from the spec",
+    "DynamicQuantizeLinear-zeros": "onnxruntime's scale for an all-zero input differs "
+                                   "(the spec gives 0)",
+    "ConvInteger-zp-pads": "onnxruntime has no per-channel weight zero point",
+    "ConvInteger-strided": "onnxruntime: no dilation with SAME_UPPER",
+    "LRN-even-size": "onnxruntime requires an odd size",
+    "StringNormalizer": "onnxruntime's StringNormalizer needs the en_US.UTF-8 locale, which "
+                        "this machine does not have",
+    "StringSplit-maxsplit-whitespace": "onnxruntime counts maxsplit differently when splitting "
+                                       "on whitespace",
+    "Unique-nan": "onnxruntime drops NaNs from Unique; the spec (numpy) keeps one",
+    "CausalConvWithState-empty-length": "onnxruntime's function body refuses an empty sequence "
+                                        "(its Conv)",
+    "LinearAttention-empty-seq": "onnxruntime's function body refuses an empty sequence "
+                                 "(its Reshape)",
+    "Einsum-ellipsis-broadcast": "onnxruntime does not broadcast ellipses of different ranks",
+    "RNN-layout1": "onnxruntime has no batch-first (layout 1) recurrent ops",
+    "GRU-layout1": "onnxruntime has no batch-first (layout 1) recurrent ops",
+    "LSTM-layout1": "onnxruntime has no batch-first (layout 1) recurrent ops",
+    "GRU-empty-batch": "onnxruntime aborts the process on an empty batch",
+    "LSTM-empty-batch": "onnxruntime aborts the process on an empty batch",
+    "HannWindow-empty": "onnx's shape inference refuses size 0",
+    "HammingWindow-empty": "onnx's shape inference refuses size 0",
+    "BlackmanWindow-empty": "onnx's shape inference refuses size 0",
 }
-# Rows the onnx checker refuses (reasons above).
-ONNX_REFUSES = ("Pad-axes_int32", "Pad-axes_reflect_f64", "OneHot-scalar", "Transpose-negperm")
+# onnxruntime has no float64 kernel for these ops.
+ORT_NO_DOUBLE = {"GRU", "LSTM"}
+# Rows the onnx checker refuses (reasons above, or here).
+ONNX_REFUSES = ("Pad-axes_int32", "Pad-axes_reflect_f64", "OneHot-scalar", "Transpose-negperm",
+                # onnx's STFT shape inference ignores onesided's default of 1 (its reference
+                # evaluator and onnxruntime give frame_length / 2 + 1 bins, as we do).
+                "STFT-no-window", "STFT-window", "STFT-empty",
+                # onnx's shape inference (in onnxruntime too) refuses windows of size 0.
+                "HannWindow-empty", "HammingWindow-empty", "BlackmanWindow-empty",
+                # onnx's shape inference does not broadcast ellipses of different ranks.
+                "Einsum-ellipsis-broadcast",
+                # onnx's full check fails expanding MVN's function body with default axes.
+                "MeanVarianceNormalization-2x3x4x5",
+                # onnx marks GroupNormalization-18 deprecated: no opset accepts it.
+                "GroupNormalization-opset18")
 ORT_DTYPES = {"bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
               "int4", "uint4", "float4e2m1"}  # numpy cannot carry them into onnxruntime
 # float32 summation order: onnxruntime adds in another order, and the error
@@ -109,6 +158,8 @@ def _skip_reason(case):
             and bool(np.asarray(case.inputs[2].values)) \
             and (not isinstance(case.inputs[1], V) or float(np.asarray(case.inputs[1].values)) > 0):
         return "random mask: the kept elements differ between runtimes"
+    if case.op == "Bernoulli":
+        return "random draws differ between runtimes"
     return None
 
 
@@ -157,12 +208,13 @@ def test_export_op_row(case, dtype):
     if not any(case.name(dtype).startswith(p) for p in ONNX_REFUSES):
         check_model(m)
     dtypes = {dtype_name_of(a.dtype) for _, a in feeds} | {dtype_name_of(o.dtype) for o in ours}
-    if differs or dtypes & ORT_DTYPES:
+    if differs or dtypes & ORT_DTYPES or (case.op in ORT_NO_DOUBLE and "float64" in dtypes):
         return
     try:
         got = ort_run(m, [np.asarray(a) for _, a in feeds])
     except NotImplementedError_ as e:  # onnxruntime has no kernel for this op and dtype
-        assert "Could not find an implementation" in str(e), str(e)
+        assert any(m in str(e) for m in ("Could not find an implementation",
+                                         "Failed to find kernel")), str(e)
         return
     for i, (g, w) in enumerate(zip(got, ours)):
         g = np.asarray(g)

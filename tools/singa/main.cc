@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "singa/ops/tape.h"
 
 namespace singa::cli {
 namespace {
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
       std::cout << HelpText(*command);
       return 0;
     }
+    singa::NoGradGuard inference;  // no tape, so runs replay sonnx's static plan
     return command->run(args);
   } catch (const UsageError& e) {
     std::cerr << prefix << OneLine(e.what()) << " (see singa " << name << " --help)\n";

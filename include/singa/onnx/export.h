@@ -20,8 +20,9 @@
 // form differs registers a hook, OpBuilder::to_onnx, that writes the node(s)
 // through ExportCtx. Ops of the internal domain ai.singa have no ONNX form.
 //
-// Opsets: by default the newest opset (not above kLatestOpset) at which every
-// recorded op keeps its recorded form; an explicit older target (>= 11) works
+// Opsets: by default the newest opset (not above kLatestOpset, unless a
+// recorded op exists only in a newer one) at which every recorded op keeps
+// its recorded form; an explicit older target (>= 11) works
 // where each op's registered version is also the one in effect there.
 //
 // Errors (singa exceptions naming the tensor or op): an output with no

@@ -38,7 +38,7 @@
 
 namespace singa {
 
-// Newest ai.onnx opset this build implements ops up to.
+// Default ai.onnx opset of calls and export; newer versions are registered too.
 inline constexpr int kLatestOpset = 25;
 
 using AttrValue =
