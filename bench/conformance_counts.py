@@ -1,7 +1,7 @@
 """Counts the onnx backend test cases (node, simple, pytorch-converted,
 pytorch-operator) that singa and onnxruntime pass, per suite, with the same
-comparison as tests/conformance (each case's rtol/atol). For bench/RESULTS.md;
-not run by the tests.
+comparison as tests/conformance (each case's rtol/atol). bench/run.py puts
+the counts in bench/RESULTS.md; not run by the tests.
 
     python bench/conformance_counts.py            # a Markdown table on stdout
 """
@@ -36,25 +36,28 @@ class OrtBackend:
         return OrtRep(model)
 
 
-def main():
+def count():
+    """[(suite, cases, singa passes, onnxruntime passes)] for each suite, then "all"."""
     cases = backend_cases.load_cases()
     counts = collections.defaultdict(lambda: [0, 0, 0])  # suite -> [total, singa, ort]
-    start = time.time()
     for name, case in cases.items():
         suite = name.split("/")[0]
         counts[suite][0] += 1
         counts[suite][1] += backend_cases.run_case(sonnx.SingaBackend, case) is None
         counts[suite][2] += backend_cases.run_case(OrtBackend, case) is None
+    rows = [(suite, *counts[suite]) for suite in backend_cases.SUITES]
+    return rows + [("all", *(sum(r[i] for r in rows) for i in (1, 2, 3)))]
+
+
+def main():
+    start = time.time()
+    rows = count()
     print(f"onnx backend test cases passed (onnx {__import__('onnx').__version__}, onnxruntime "
           f"{ort.__version__}; {time.time() - start:.0f} s)\n")
     print("| suite | cases | singa | onnxruntime |")
     print("| --- | ---: | ---: | ---: |")
-    total = [0, 0, 0]
-    for suite in backend_cases.SUITES:
-        c = counts[suite]
-        total = [a + b for a, b in zip(total, c)]
-        print(f"| {suite} | {c[0]} | {c[1]} | {c[2]} |")
-    print(f"| all | {total[0]} | {total[1]} | {total[2]} |")
+    for suite, total, ours, peer in rows:
+        print(f"| {suite} | {total} | {ours} | {peer} |")
 
 
 if __name__ == "__main__":

@@ -294,6 +294,7 @@ def main():
          lambda: onnx_infer.bench_load(compare_many, args.threads, rounds, args.quick)),
         ("ONNX inference peak memory vs onnxruntime (fresh process each)",
          lambda: onnx_infer.bench_memory(args.threads, args.quick)),
+        (CONFORMANCE, bench_conformance),
     ]
     if args.quick:
         sections = [sections[i] for i in (0, 3, 4, 5, 6, 7, 8)]
@@ -325,9 +326,17 @@ def main():
         write_results(out, args)
 
 
-# Sections whose two columns are not singa and its peer (bench/dist.py's):
-# title -> ((first column, second column), (scale, unit)).
-COLUMNS = {}
+# Sections whose two columns are not singa and its peer's times (bench/dist.py's,
+# the conformance counts): title -> ((first column, second column), (scale, unit)).
+CONFORMANCE = "ONNX backend test cases passed (node, simple, pytorch suites)"
+COLUMNS = {CONFORMANCE: (("singa", "onnxruntime"), (1, "cases"))}
+
+
+def bench_conformance():
+    """Cases of onnx's backend suites each runtime passes (bench/conformance_counts.py)."""
+    import conformance_counts
+    return [(suite, ours, peer, f"of {total}")
+            for suite, total, ours, peer in conformance_counts.count()]
 
 
 def _peer(title):
@@ -379,8 +388,10 @@ def write_results(out, args):
         if section is None:
             lines.append(f"| {title} | | | | not run: {err} |")
             continue
+        digits = 0 if unit == "cases" else 4
         for name, x, y, note in section:
-            lines.append(f"| {name} | {x * scale:.4f} | {y * scale:.4f} | {x / y:.2f} | {note} |")
+            lines.append(f"| {name} | {x * scale:.{digits}f} | {y * scale:.{digits}f} | "
+                         f"{x / y:.2f} | {note} |")
     path = os.path.join(HERE, "RESULTS.md")
     notes = ""  # hand-written analysis below "## Notes" survives a re-run
     if os.path.exists(path):
