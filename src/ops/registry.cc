@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "singa/ops/op.h"
@@ -166,8 +167,16 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
     computed = backward_outputs;
   InferCtx ctx(*this, inputs, computed, node);
   if (alias) {
-    TensorList out = [&] {
+    // The planner's log learns the shape's value reads from infer: alias may
+    // also copy its input (Reshape of a non-contiguous tensor), which reads
+    // values without deciding a shape.
+    if (internal::t_value_read_log && infer) {
       internal::InferReadScope reads;
+      infer(ctx, attrs.get());
+    }
+    TensorList out = [&] {
+      std::optional<internal::InferReadScope> reads;
+      if (!infer) reads.emplace();
       return alias(ctx, attrs.get());
     }();
     out.resize(ctx.num_outputs());

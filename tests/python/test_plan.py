@@ -188,6 +188,42 @@ def test_shapes_computed_from_data_use_a_node_walk_plan():
         np.testing.assert_array_equal(y, [1, (x > 0).sum()])
 
 
+def test_reshape_copying_a_transposed_input_keeps_shapes_static():
+    """A channel shuffle as torch exports it: Reshape of a Transpose (a copy,
+    the input being non-contiguous) to a shape computed from Shape. The copy
+    reads values but decides no shape, so the shape subgraphs after it fold
+    too."""
+    c = lambda name, v: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64)))
+    graph = helper.make_graph(
+        [c("g", [2]), c("axes", [0]), c("tail", [3, 2, 2]), c("idx", 0), c("chw", [6, 2, 2]),
+         helper.make_node("Shape", ["x"], ["s"]),
+         helper.make_node("Gather", ["s", "idx"], ["n"], axis=0),
+         helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+         helper.make_node("Concat", ["n1", "g", "tail"], ["split"], axis=0),
+         helper.make_node("Concat", ["n1", "chw"], ["back"], axis=0),
+         helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("Reshape", ["r", "split"], ["r5"]),
+         helper.make_node("Transpose", ["r5"], ["t"], perm=[0, 2, 1, 3, 4]),
+         helper.make_node("Reshape", ["t", "back"], ["y0"]),
+         helper.make_node("Shape", ["y0"], ["s2"]),
+         helper.make_node("Gather", ["s2", "idx"], ["n2"], axis=0),
+         helper.make_node("Unsqueeze", ["n2", "axes"], ["n21"]),
+         helper.make_node("Concat", ["n21", "chw"], ["back2"], axis=0),
+         helper.make_node("Reshape", ["y0", "back2"], ["y1"]),
+         helper.make_node("Relu", ["y1"], ["y"])],
+        "shuffle", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6, 2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 6, 2, 2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    rep = sonnx.prepare(model, "CPU")
+    x = np.random.default_rng(0).standard_normal((3, 6, 2, 2)).astype(np.float32)
+    want = np.maximum(x, 0).reshape(3, 2, 3, 2, 2).transpose(0, 2, 1, 3, 4).reshape(3, 6, 2, 2)
+    for _ in range(2):
+        np.testing.assert_array_equal(tensor.to_numpy(rep.run([x])[0]), want)
+    assert "Shape" not in rep.planned_op_types, rep.planned_op_types
+
+
 @pytest.mark.parametrize("reference", [False, True])
 @pytest.mark.parametrize("act,alpha,beta", [("", 0.0, 0.0), ("Relu", 0.0, 0.0),
                                             ("LeakyRelu", 0.1, 0.0), ("Clip", -0.2, 0.3)])
