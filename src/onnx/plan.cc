@@ -261,6 +261,64 @@ void Plan::Rewrite(const Graph& g, int end, const std::vector<Tensor>& values,
     }
     nodes[at] = std::move(conv);
   }
+
+  // Activations between convolutions stay in oneDNN's channel-blocked layout
+  // (FusedConv's `blocked`) instead of being reordered to NCHW and back at
+  // every layer. A value qualifies when a 2-D float32 convolution makes it,
+  // its channels are a multiple of 16 and only convolutions read it: as X,
+  // or as Z where their own result is blocked too. Results, graph outputs
+  // and subgraph inputs stay NCHW.
+  auto is_conv = [](const Node& n) {
+    return IsOnnx(n, "Conv") || (n.domain == "ai.singa" && n.op_type == "FusedConv");
+  };
+  const size_t n_all = rg.constants.size();
+  std::vector<std::vector<std::pair<int, int>>> uses(n_all);  // (node, input position)
+  std::vector<char> opaque(n_all, 0), blocked(n_all, 0);
+  for (int i = 0; i < end; ++i) {
+    if (!nodes[i]) continue;
+    const Node& n = *nodes[i];
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const int s = n.inputs[k];
+      if (s < 0) continue;
+      if (is_conv(n) && (k == 0 || k == 3))
+        uses[s].emplace_back(i, static_cast<int>(k));
+      else
+        opaque[s] = 1;
+    }
+    for (const auto& outer : n.outer_inputs)
+      for (int s : outer) opaque[s] = 1;
+  }
+  for (int s : g.output_slots) opaque[s] = 1;
+  for (int s : result_slots) opaque[s] = 1;
+  for (int i = 0; i < end; ++i) {
+    if (!nodes[i] || !is_conv(*nodes[i]) || nodes[i]->outputs.size() != 1) continue;
+    const int s = nodes[i]->outputs[0];
+    if (s < 0 || opaque[s] || uses[s].empty()) continue;
+    const Spec& spec = specs[s];
+    blocked[s] = spec.dtype == DType::kFloat32 && spec.shape.size() == 4 && spec.shape[1] > 0 &&
+                 spec.shape[1] % 16 == 0;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t s = 0; s < n_all; ++s)
+      for (const auto& [i, k] : uses[s])
+        if (blocked[s] && k == 3 && !blocked[nodes[i]->outputs[0]]) blocked[s] = 0, changed = true;
+  }
+  for (int i = 0; i < end; ++i) {
+    if (!nodes[i] || !is_conv(*nodes[i]) || nodes[i]->outputs.size() != 1) continue;
+    Node& n = *nodes[i];
+    const auto at = [&](size_t k) {
+      return k < n.inputs.size() && n.inputs[k] >= 0 && blocked[n.inputs[k]];
+    };
+    const int64_t bits =
+        (at(0) ? 1 : 0) | (n.outputs[0] >= 0 && blocked[n.outputs[0]] ? 2 : 0) | (at(3) ? 4 : 0);
+    if (!bits) continue;
+    if (n.op_type == "Conv") fuse(n, -1, "", 0, 0);
+    AttrMap m = n.schema->dump(n.attrs.get());
+    m["blocked"] = bits;
+    n.attrs = fused_schema.ParseAttrs(m, {}, n.name);
+  }
+
   for (auto& n : nodes)
     if (n) rg.nodes.push_back(std::move(*n));
   rg.output_slots = result_slots;

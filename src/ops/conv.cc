@@ -11,7 +11,11 @@
 //
 // FusedConv (domain ai.singa, made by the ONNX planner only): Conv, plus an
 // optional Z added to the result, then an optional activation (Relu,
-// LeakyRelu, Clip), as oneDNN post-ops of the one convolution.
+// LeakyRelu, Clip), as oneDNN post-ops of the one convolution. `blocked`
+// says which of its 2-D float32 tensors hold oneDNN's channel-blocked
+// nChw16c layout instead of NCHW (the planner keeps activations blocked
+// between convolutions, so they are not reordered at every layer): bit 0 X,
+// bit 1 Y, bit 2 Z (the channels a multiple of 16, the tensors contiguous).
 //
 // Backward: the internal ops ConvGradData (dY, W) -> dX and ConvGradWeight
 // (dY, X) -> dW[, dB] (domain ai.singa), each a oneDNN convolution backward
@@ -45,7 +49,29 @@ struct ConvAttrs {
   // its parameters (LeakyRelu: alpha; Clip: alpha = min, beta = max).
   std::string activation;
   float alpha = 0, beta = 0;
+  int64_t blocked = 0;  // FusedConv only: kBlockedX | kBlockedY | kBlockedZ
 };
+
+constexpr int64_t kBlockedX = 1, kBlockedY = 2, kBlockedZ = 4;
+
+// nChw16c <-> NCHW for the reference path (C a multiple of 16): element
+// (n, c, h, w) of a blocked buffer is at ((n * C/16 + c/16) * H * W + h * W + w) * 16 + c % 16.
+Tensor Unblock(const Tensor& t, bool to_blocked) {
+  const int64_t n = t.dim(0), c = t.dim(1), hw = t.dim(2) * t.dim(3);
+  const Tensor src = t.Contiguous();
+  Tensor out(t.shape(), t.dtype(), t.device());
+  const float* s = static_cast<const float*>(src.raw_data());
+  float* d = static_cast<float*>(out.raw_data());
+  for (int64_t i = 0; i < n * c; ++i)
+    for (int64_t p = 0; p < hw; ++p) {
+      const int64_t plain = i * hw + p, blk = ((i - i % 16) * hw + p * 16) + i % 16;
+      if (to_blocked)
+        d[blk] = s[plain];
+      else
+        d[plain] = s[blk];
+    }
+  return out;
+}
 
 std::vector<int64_t> KernelShape(const Shape& w_shape) {
   return std::vector<int64_t>(w_shape.begin() + 2, w_shape.end());
@@ -161,13 +187,13 @@ void ConvLoop(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y
   });
 }
 
-// FusedConv's epilogue on the convolution's result y (float32): y += Z, then
-// the activation.
-void Epilogue(KernelCtx& k, const ConvAttrs& a) {
-  float* y = static_cast<float*>(k.output(0).raw_data());
-  const Tensor z = k.has_input(3) ? k.input(3).Contiguous() : Tensor();
+// FusedConv's epilogue on the convolution's result y (float32, NCHW): y +=
+// z (NCHW, or undefined), then the activation.
+void Epilogue(const Tensor& out, const Tensor& z_in, const ConvAttrs& a) {
+  float* y = static_cast<float*>(out.raw_data());
+  const Tensor z = z_in.defined() ? z_in.Contiguous() : Tensor();
   const float* zp = z.defined() ? static_cast<const float*>(z.raw_data()) : nullptr;
-  const int64_t n = k.output(0).numel();
+  const int64_t n = out.numel();
   for (int64_t i = 0; i < n; ++i) {
     float v = y[i] + (zp ? zp[i] : 0.f);
     if (a.activation == "Relu") v = std::max(v, 0.f);
@@ -185,10 +211,17 @@ void ConvReference(KernelCtx& k, const ConvAttrs& a) {
   if (k.output(0).empty()) return;
   ops::Window win = KernelWindow(k, a);
   const Tensor b = k.has_input(2) ? k.input(2) : Tensor();
-  VisitFloat(k.input(0).dtype(), [&]<class T>(Tag<T>) {
-    ConvLoop<T>(k.input(0), k.input(1), b, k.output(0), win, a.group);
-  });
-  if (HasEpilogue(k, a)) Epilogue(k, a);
+  const Tensor x = a.blocked & kBlockedX ? Unblock(k.input(0), false) : k.input(0);
+  const Tensor y =
+      a.blocked & kBlockedY ? Tensor(k.output(0).shape(), k.output(0).dtype()) : k.output(0);
+  VisitFloat(x.dtype(), [&]<class T>(Tag<T>) { ConvLoop<T>(x, k.input(1), b, y, win, a.group); });
+  if (HasEpilogue(k, a)) {
+    const Tensor z = !k.has_input(3)         ? Tensor()
+                     : a.blocked & kBlockedZ ? Unblock(k.input(3), false)
+                                             : k.input(3);
+    Epilogue(y, z, a);
+  }
+  if (a.blocked & kBlockedY) cpu::ConvertCopy(Unblock(y, true), k.output(0));
 }
 
 // ---- fast path: oneDNN ----------------------------------------------------
@@ -199,7 +232,8 @@ struct ConvPrim {
   memory::desc src_plain, wei_plain, dst_plain;   // plain row-major descriptors
   bool src_is_plain, wei_is_plain, dst_is_plain;  // the primitive takes the plain layout
   std::string layout;                             // names the candidate in its reorders' cache keys
-  bool sum = false;  // a sum post-op: dst holds Z before the convolution runs
+  bool sum = false;     // a sum post-op: dst holds Z before the convolution runs
+  int64_t blocked = 0;  // FusedConv's: X / Y / Z are nChw16c buffers (src / dst layouts)
 };
 
 // W [M, C/g, k...] as oneDNN's grouped weights [g, M/g, C/g, k...] (a view).
@@ -265,7 +299,9 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   const std::string base = key + "|" + p.layout;
   Tensor src_buf, wei_buf, dst_buf;
   memory src, wei, dst;
-  if (p.src_is_plain && x.is_contiguous()) {
+  if (p.blocked & kBlockedX) {
+    src = memory(p.pd.src_desc(), du::Engine(), x.raw_data());
+  } else if (p.src_is_plain && x.is_contiguous()) {
     src = du::Mem(x, p.src_plain);
   } else {
     src = ScratchMem(p.pd.src_desc(), src_buf);
@@ -285,17 +321,23 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
       wei = ReorderedWeights(p, rk, w, group);
     }
   }
-  dst = p.dst_is_plain ? du::Mem(y, p.dst_plain) : ScratchMem(p.pd.dst_desc(), dst_buf);
+  const bool y_blocked = p.blocked & kBlockedY;
+  dst = y_blocked        ? memory(p.pd.dst_desc(), du::Engine(), y.raw_data())
+        : p.dst_is_plain ? du::Mem(y, p.dst_plain)
+                         : ScratchMem(p.pd.dst_desc(), dst_buf);
   if (p.sum) {
     std::string rk = base + "|z|";
     du::AppendKey(rk, z);
-    Reorder(rk, du::Mem(z), dst);
+    Reorder(
+        rk,
+        p.blocked & kBlockedZ ? memory(p.pd.dst_desc(), du::Engine(), z.raw_data()) : du::Mem(z),
+        dst);
   }
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
   if (b.defined()) args[DNNL_ARG_BIAS] = du::Mem(b);
   du::Execute(p.prim, args);
-  if (!p.dst_is_plain) Reorder(base + "|dst", dst, du::Mem(y, p.dst_plain));
+  if (!p.dst_is_plain && !y_blocked) Reorder(base + "|dst", dst, du::Mem(y, p.dst_plain));
 }
 
 // The index of the fastest of n candidates, run(i) running candidate i on
@@ -390,7 +432,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
           return;
       cands.push_back(ConvPrim{pd, dnnl::convolution_forward(pd), src_plain, wei_plain, dst_plain,
                                pd.src_desc() == src_plain, pd.weights_desc() == wei_plain,
-                               pd.dst_desc() == dst_plain, layout, z.defined()});
+                               pd.dst_desc() == dst_plain, layout, z.defined(), a.blocked});
     } catch (const dnnl::error&) {
       // No implementation for this layout or dtype (e.g. f16 without
       // hardware support): the other candidates, else the loop kernel.
@@ -399,18 +441,32 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
   auto with_tag = [&](const memory::desc& d, memory::format_tag tag) {
     return memory::desc(d.get_dims(), dt, tag);
   };
-  if (pointwise) add("plain", src_plain, dst_plain);
-  add("any", with_tag(src_plain, memory::format_tag::any),
-      with_tag(dst_plain, memory::format_tag::any));
-  if (blocked) {
-    static constexpr std::array<memory::format_tag, 3> kTags = {
-        memory::format_tag::nCw16c, memory::format_tag::nChw16c, memory::format_tag::nCdhw16c};
-    const memory::format_tag tag = kTags[win.nd - 1];
-    add("c16", with_tag(src_plain, tag), with_tag(dst_plain, tag));
-  }
   auto is_ref = [](const ConvPrim& c) {
     return std::string_view(c.pd.impl_info_str()).starts_with("ref");
   };
+  if (a.blocked) {
+    // The planner fixed the blocked sides to nChw16c; a free side is timed
+    // blocked too (reordered from or to NCHW, padded when its channels are
+    // not a multiple of 16) and as oneDNN's pick (one fixed side and one
+    // `any` can leave oneDNN with its reference kernel only).
+    const auto side = [&](const memory::desc& d, bool fixed, bool c16) {
+      return with_tag(d, fixed || c16 ? memory::format_tag::nChw16c : memory::format_tag::any);
+    };
+    add("blocked", side(src_plain, a.blocked & kBlockedX, true),
+        side(dst_plain, a.blocked & kBlockedY, true));
+    add("blocked-any", side(src_plain, a.blocked & kBlockedX, false),
+        side(dst_plain, a.blocked & kBlockedY, false));
+  } else {
+    if (pointwise) add("plain", src_plain, dst_plain);
+    add("any", with_tag(src_plain, memory::format_tag::any),
+        with_tag(dst_plain, memory::format_tag::any));
+    if (blocked) {
+      static constexpr std::array<memory::format_tag, 3> kTags = {
+          memory::format_tag::nCw16c, memory::format_tag::nChw16c, memory::format_tag::nCdhw16c};
+      const memory::format_tag tag = kTags[win.nd - 1];
+      add("c16", with_tag(src_plain, tag), with_tag(dst_plain, tag));
+    }
+  }
   if (!std::all_of(cands.begin(), cands.end(), is_ref)) std::erase_if(cands, is_ref);
   if (cands.empty()) return std::nullopt;
   if (cands.size() == 1) return std::move(cands[0]);
@@ -444,6 +500,7 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   AppendInts(key, win.pad_begin);
   AppendInts(key, win.pad_end);
   key += std::to_string(a.group);
+  if (a.blocked) key += ";blocked" + std::to_string(a.blocked);
   if (HasEpilogue(k, a)) {
     key += (z.defined() ? ";z;" : ";;") + a.activation + ";" + std::to_string(a.alpha) + ";" +
            std::to_string(a.beta);
@@ -941,6 +998,7 @@ SINGA_REGISTER_OP(FusedConv, ConvAttrs)
     .attr("alpha", &ConvAttrs::alpha)
     .attr("auto_pad", &ConvAttrs::auto_pad)
     .attr("beta", &ConvAttrs::beta)
+    .attr("blocked", &ConvAttrs::blocked)
     .attr("dilations", &ConvAttrs::dilations)
     .attr("group", &ConvAttrs::group)
     .attr("kernel_shape", &ConvAttrs::kernel_shape)

@@ -253,3 +253,99 @@ def test_fused_conv_is_conv_plus_z_then_activation(reference, act, alpha, beta, 
                          dict(geo, activation=act, alpha=alpha, beta=beta),
                          reference=reference, domain="ai.singa")[0]
     np.testing.assert_allclose(tensor.to_numpy(got), want, rtol=1e-5, atol=1e-5)
+
+
+def _to_blocked(a):
+    """NCHW -> oneDNN's nChw16c, as a tensor of the NCHW shape (FusedConv's `blocked`)."""
+    n, c, h, w = a.shape
+    return np.ascontiguousarray(a.reshape(n, c // 16, 16, h, w).transpose(0, 1, 3, 4, 2)) \
+        .reshape(n, c, h, w)
+
+
+def _from_blocked(a):
+    n, c, h, w = a.shape
+    return a.reshape(n, c // 16, h, w, 16).transpose(0, 1, 4, 2, 3).reshape(n, c, h, w)
+
+
+@pytest.mark.parametrize("reference", [False, True])
+@pytest.mark.parametrize("bits", [1, 2, 3, 6, 7])
+def test_fused_conv_reads_and_writes_blocked_layouts(reference, bits):
+    """FusedConv's `blocked` bits (X 1, Y 2, Z 4): the same numbers as the
+    plain convolution, in nChw16c where a bit says so, fast and reference."""
+    from singa import _singa
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 32, 7, 7)).astype(np.float32)
+    w = (rng.standard_normal((16, 16, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    z = rng.standard_normal((2, 16, 7, 7)).astype(np.float32)
+    geo = {"pads": [1, 1, 1, 1], "group": 2}
+    want = np.clip(tensor.to_numpy(_singa.call_op(
+        "Conv", [tensor.from_numpy(a).data for a in (x, w, b)], geo)[0]) + z, 0, 1.5)
+    feed = [_to_blocked(x) if bits & 1 else x, w, b, _to_blocked(z) if bits & 4 else z]
+    got = _singa.call_op("FusedConv", [tensor.from_numpy(a).data for a in feed],
+                         dict(geo, activation="Clip", alpha=0.0, beta=1.5, blocked=bits),
+                         reference=reference, domain="ai.singa")[0]
+    got = tensor.to_numpy(got)
+    np.testing.assert_allclose(_from_blocked(got) if bits & 2 else got, want, rtol=1e-5,
+                               atol=1e-5)
+
+
+def _mobile_block():
+    """x[N,16,8,8] -> Conv 16->32 + BN + Clip -> depthwise 3x3 + Clip -> 1x1 32->32 (+ the
+    first conv's result) -> Relu -> GlobalAveragePool: channels of 16 and 32 keep the
+    activations blocked between the convolutions, the residual as Z."""
+    rng = np.random.default_rng(3)
+    inits = []
+
+    def init(name, arr):
+        inits.append(numpy_helper.from_array(np.asarray(arr, np.float32), name))
+        return name
+
+    init("w1", rng.standard_normal((32, 16, 1, 1)) * 0.3)
+    init("g", rng.uniform(0.5, 1.5, 32)), init("bb", rng.standard_normal(32) * 0.1)
+    init("m", rng.standard_normal(32) * 0.1), init("v", rng.uniform(0.5, 1.5, 32))
+    init("wd", rng.standard_normal((32, 1, 3, 3)) * 0.3)
+    init("w3", rng.standard_normal((32, 32, 1, 1)) * 0.2)
+    init("b3", rng.standard_normal(32) * 0.1)
+    init("lo", 0.0), init("hi", 6.0)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"]),
+        helper.make_node("BatchNormalization", ["c1", "g", "bb", "m", "v"], ["n1"]),
+        helper.make_node("Clip", ["n1", "lo", "hi"], ["a1"]),
+        helper.make_node("Conv", ["a1", "wd"], ["c2"], pads=[1, 1, 1, 1], group=32),
+        helper.make_node("Clip", ["c2", "lo", "hi"], ["a2"]),
+        helper.make_node("Conv", ["a2", "w3", "b3"], ["c3"]),
+        helper.make_node("Add", ["c3", "a1"], ["s"]),
+        helper.make_node("Relu", ["s"], ["r"]),
+        helper.make_node("GlobalAveragePool", ["r"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "mobile", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 16, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 32, 1, 1])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model
+
+
+def test_activations_stay_blocked_between_convolutions():
+    model = _mobile_block()
+    x = np.random.default_rng(4).standard_normal((2, 16, 8, 8)).astype(np.float32)
+    rep = sonnx.prepare(model, "CPU")
+    walked = sonnx.prepare(model, "CPU")
+    walked.use_plan = False
+    want = _ort(model, x)
+    for _ in range(3):  # the dry run, then the captured plan
+        np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]), want, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(tensor.to_numpy(walked.run([x])[0]), want, rtol=RTOL, atol=ATOL)
+    assert rep.planned_op_types == ["FusedConv"] * 3 + ["GlobalAveragePool"]
+    # The intermediate a1 as an extra output stays NCHW (and the rest still matches).
+    both = onnx.ModelProto()
+    both.CopyFrom(model)
+    both.graph.output.append(
+        helper.make_tensor_value_info("a1", TensorProto.FLOAT, ["N", 32, 8, 8]))
+    sess = ort.InferenceSession(both.SerializeToString(), providers=["CPUExecutionProvider"])
+    want_y, want_a1 = sess.run(None, {"x": x})
+    for _ in range(2):
+        y, got_a1 = rep.run([x], aux_output=["a1"])
+        np.testing.assert_allclose(tensor.to_numpy(y), want_y, rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(tensor.to_numpy(got_a1), want_a1, rtol=RTOL, atol=ATOL)
