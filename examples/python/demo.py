@@ -46,7 +46,7 @@ def train(m, x, y, epochs, desc, rng):
             out, loss = m(tx, ty)
             total += float(tensor.to_numpy(loss)[0])
             steps += 1
-            bar.set_postfix(loss=f"{total / steps:.4f}")
+            bar.set_postfix(loss=f"{total / steps:.4f}", refresh=False)
         losses.append(total / steps)
     return losses
 

@@ -99,7 +99,7 @@ def main():
             out, loss = m(tx, ty)
             total_loss += float(tensor.to_numpy(loss)[0])
             correct += int((tensor.to_numpy(out).argmax(1) == y_train[idx]).sum())
-            bar.set_postfix(loss=f"{total_loss / (s + 1):.4f}")
+            bar.set_postfix(loss=f"{total_loss / (s + 1):.4f}", refresh=False)
         history["loss"].append(total_loss / steps)
         history["train_acc"].append(correct / (steps * args.batch))
         history["test_acc"].append(evaluate(m, x_test, y_test, args.batch))
