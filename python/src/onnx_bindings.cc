@@ -57,7 +57,8 @@ void BindOnnx(nb::module_& m) {
   o.def(
       "prepare_bytes",
       [](nb::bytes bytes, Device device, const std::string& base_dir) {
-        std::string data(bytes.c_str(), bytes.size());
+        // The bytes object stays referenced (and immutable) for the call.
+        const std::string_view data(bytes.c_str(), bytes.size());
         nb::gil_scoped_release release;
         return sonnx::PrepareFromBytes(data, device, base_dir);
       },

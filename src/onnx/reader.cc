@@ -2,11 +2,14 @@
 // without input values happens here, once: version checks, value slots,
 // initializers and Constant nodes, topological order, schema lookup with the
 // model's opset and attribute parsing, and when each value can be dropped.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -60,9 +63,11 @@ std::vector<std::string> NodeReads(const onnx::NodeProto& n) {
 class Reader {
  public:
   // `parent` reads the graph that encloses this one (null for the model's).
+  // With `owned` (the same graph, mutable), initializer bytes are freed from
+  // the proto as they are copied into tensors.
   Reader(const onnx::GraphProto& gp, std::shared_ptr<Graph> g, std::string base_dir,
-         const Reader* parent)
-      : gp_(gp), base_dir_(std::move(base_dir)), g_(std::move(g)), parent_(parent) {}
+         const Reader* parent, onnx::GraphProto* owned = nullptr)
+      : gp_(gp), base_dir_(std::move(base_dir)), g_(std::move(g)), parent_(parent), owned_(owned) {}
 
   std::shared_ptr<Graph> Read() {
     const onnx::GraphProto& gp = gp_;
@@ -112,10 +117,14 @@ class Reader {
   }
 
   void ReadInitializers(const onnx::GraphProto& gp) {
-    for (const auto& init : gp.initializer()) {
+    for (int i = 0; i < gp.initializer_size(); ++i) {
+      const onnx::TensorProto& init = gp.initializer(i);
       const std::string what = "initializer '" + init.name() + "'";
       int slot = NewSlot(init.name(), "initializer");
       Tensor t = TensorFromProto(init, base_dir_, g_->device, what);
+      // The bytes now live in the tensor: free the proto's copy, so a model
+      // is held once rather than twice while the rest is read.
+      if (owned_) std::string().swap(*owned_->mutable_initializer(i)->mutable_raw_data());
       t.set_name(init.name());
       // Floating-point initializers are the weights: autograd reports their
       // gradients. Integer ones (shapes, indices) are not differentiable.
@@ -446,10 +455,10 @@ class Reader {
   std::string base_dir_;
   std::shared_ptr<Graph> g_;
   const Reader* parent_;
+  onnx::GraphProto* owned_;
 };
 
-std::shared_ptr<Graph> ReadModel(const onnx::ModelProto& m, Device device,
-                                 const std::string& base_dir) {
+std::shared_ptr<Graph> ReadModel(onnx::ModelProto& m, Device device, const std::string& base_dir) {
   SINGA_CHECK(m.ir_version() >= kMinIrVersion, InvalidModel,
               "the model's IR version is " << m.ir_version() << "; at least " << kMinIrVersion
                                            << " (ONNX 1.0) is required");
@@ -460,20 +469,17 @@ std::shared_ptr<Graph> ReadModel(const onnx::ModelProto& m, Device device,
   // A model may import only other domains (ai.onnx.ml, ...): each node's
   // domain is checked when the node is read.
   for (const auto& o : m.opset_import()) g->opsets[DomainKey(o.domain())] = o.version();
-  return Reader(m.graph(), g, base_dir, nullptr).Read();
+  return Reader(m.graph(), g, base_dir, nullptr, m.mutable_graph()).Read();
 }
 
-std::shared_ptr<SingaRep> PrepareModel(std::string_view bytes, Device device,
-                                       const std::string& base_dir, const std::string& source) {
-  onnx::ModelProto model;
-  SINGA_CHECK(bytes.size() <= static_cast<size_t>(INT32_MAX), IOError,
-              source << ": " << bytes.size()
+void CheckParsed(bool ok, size_t size, const std::string& source) {
+  SINGA_CHECK(size <= static_cast<size_t>(INT32_MAX), IOError,
+              source << ": " << size
                      << " bytes; protobuf reads at most 2 GiB (keep the "
                         "weights in external data)");
-  SINGA_CHECK(model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())), InvalidModel,
+  SINGA_CHECK(ok, InvalidModel,
               source << " is not a valid ONNX model (the protobuf does not parse: truncated or "
                         "corrupt)");
-  return std::make_shared<SingaRep>(ReadModel(model, device, base_dir));
 }
 
 }  // namespace
@@ -499,17 +505,29 @@ std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device) {
   std::error_code ec;
   SINGA_CHECK(!std::filesystem::is_directory(path, ec), IOError,
               "cannot read ONNX model '" << path << "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  SINGA_CHECK(in, IOError, "cannot open ONNX model '" << path << "': " << std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  SINGA_CHECK(!in.bad(), IOError, "reading ONNX model '" << path << "' failed");
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  return PrepareModel(bytes, device, dir.empty() ? "." : dir.string(), "ONNX model '" + path + "'");
+  // Parsed straight from the file: no copy of the whole file in memory
+  // beside the ModelProto (for BERT-base, 440 MB less at the peak).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  SINGA_CHECK(fd >= 0, IOError,
+              "cannot open ONNX model '" << path << "': " << std::strerror(errno));
+  onnx::ModelProto model;
+  struct stat st {};
+  const size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+  const bool ok = size <= static_cast<size_t>(INT32_MAX) && model.ParseFromFileDescriptor(fd);
+  ::close(fd);
+  const std::string source = "ONNX model '" + path + "'";
+  CheckParsed(ok, size, source);
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return std::make_shared<SingaRep>(ReadModel(model, device, dir.empty() ? "." : dir.string()));
 }
 
 std::shared_ptr<SingaRep> PrepareFromBytes(std::string_view bytes, Device device,
                                            const std::string& base_dir) {
-  return PrepareModel(bytes, device, base_dir, "the ONNX model bytes");
+  onnx::ModelProto model;
+  const bool ok = bytes.size() <= static_cast<size_t>(INT32_MAX) &&
+                  model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  CheckParsed(ok, bytes.size(), "the ONNX model bytes");
+  return std::make_shared<SingaRep>(ReadModel(model, device, base_dir));
 }
 
 }  // namespace singa::sonnx
