@@ -89,4 +89,9 @@ void MemPool::set_caching(bool on) {
   if (!on) EmptyCache();
 }
 
+bool MemPool::caching() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return caching_;
+}
+
 }  // namespace singa

@@ -48,6 +48,21 @@ bool IsOnnx(const Node& n, std::string_view op) {
          (n.domain.empty() || n.domain == "ai.onnx");
 }
 
+// Turns a pool's caching off for a scope, then restores it.
+class NoCachingScope {
+ public:
+  explicit NoCachingScope(MemPool& pool) : pool_(pool), was_(pool.caching()) {
+    pool_.set_caching(false);
+  }
+  ~NoCachingScope() { pool_.set_caching(was_); }
+  NoCachingScope(const NoCachingScope&) = delete;
+  NoCachingScope& operator=(const NoCachingScope&) = delete;
+
+ private:
+  MemPool& pool_;
+  bool was_;
+};
+
 }  // namespace
 
 Plan::Plan(const Graph& g, std::vector<Tensor> values, int end,
@@ -68,6 +83,10 @@ Plan::Plan(const Graph& g, std::vector<Tensor> values, int end,
   bool dynamic = false;
   internal::ValueReads reads;
   TensorList in;
+  // The build run's temporaries go back to the OS as they die: cached, they
+  // would stay beside the replay's arena in size classes it never asks for
+  // (MobileNet-V2 at batch 8: peak RSS 383 MiB with caching, 258 without).
+  NoCachingScope no_caching(g.device.mem_pool());
   for (int i = 0; i < end; ++i) {
     const Node& node = g.nodes[i];
     in.clear();

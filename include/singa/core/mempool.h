@@ -44,6 +44,7 @@ class MemPool {
   void EmptyCache();
   // With caching off, Free returns memory to the OS at once.
   void set_caching(bool on);
+  bool caching() const;
 
   // Size class of a request: exact multiples of 64 up to 4 KiB, then eight
   // classes per power of two (at most 12.5% waste).
