@@ -71,7 +71,16 @@ def _each_model(models, fn, label):
     return rows
 
 
+def _inference_mode():
+    """Inference, as after sonnx's import: a training benchmark run before in
+    the same process (bench/run.py) leaves autograd.training on, under which
+    runs record their ops for backward and skip the plan."""
+    from singa import autograd
+    autograd.training = False
+
+
 def bench_latency(compare_many, threads, rounds, quick=False, models=None, batches=None):
+    _inference_mode()
     models, batches = _selection(quick, models, batches)
     return _each_model(models, lambda name: _latency(compare_many, threads, rounds, name, batches),
                        "inference")
@@ -105,6 +114,7 @@ def bench_load(compare_many, threads, rounds, quick=False, models=None):
     and the time to the first result at batch 1 (load plus a first run,
     where lazy work like plans and primitive creation shows)."""
     from singa import sonnx
+    _inference_mode()
 
     def one(name):
         path = _path(name)

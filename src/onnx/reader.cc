@@ -515,8 +515,7 @@ std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device) {
   const size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
   const bool ok = size <= static_cast<size_t>(INT32_MAX) && model.ParseFromFileDescriptor(fd);
   ::close(fd);
-  const std::string source = "ONNX model '" + path + "'";
-  CheckParsed(ok, size, source);
+  CheckParsed(ok, size, "ONNX model '" + path + "'");
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   return std::make_shared<SingaRep>(ReadModel(model, device, dir.empty() ? "." : dir.string()));
 }
