@@ -48,7 +48,8 @@ bool IsOnnx(const Node& n, std::string_view op) {
          (n.domain.empty() || n.domain == "ai.onnx");
 }
 
-// Turns a pool's caching off for a scope, then restores it.
+// Turns a pool's caching off for a scope (which also empties its cache),
+// then restores it.
 class NoCachingScope {
  public:
   explicit NoCachingScope(MemPool& pool) : pool_(pool), was_(pool.caching()) {

@@ -472,12 +472,15 @@ std::shared_ptr<Graph> ReadModel(onnx::ModelProto& m, Device device, const std::
   return Reader(m.graph(), g, base_dir, nullptr, m.mutable_graph()).Read();
 }
 
-void CheckParsed(bool ok, size_t size, const std::string& source) {
+// Runs `parse` (which fills a ModelProto) unless `size` is past protobuf's
+// limit; either failure names `source`.
+template <class Parse>
+void ParseModel(size_t size, const std::string& source, Parse&& parse) {
   SINGA_CHECK(size <= static_cast<size_t>(INT32_MAX), IOError,
               source << ": " << size
                      << " bytes; protobuf reads at most 2 GiB (keep the "
                         "weights in external data)");
-  SINGA_CHECK(ok, InvalidModel,
+  SINGA_CHECK(parse(), InvalidModel,
               source << " is not a valid ONNX model (the protobuf does not parse: truncated or "
                         "corrupt)");
 }
@@ -507,15 +510,21 @@ std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device) {
               "cannot read ONNX model '" << path << "': it is a directory");
   // Parsed straight from the file: no copy of the whole file in memory
   // beside the ModelProto (for BERT-base, 440 MB less at the peak).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  SINGA_CHECK(fd >= 0, IOError,
-              "cannot open ONNX model '" << path << "': " << std::strerror(errno));
   onnx::ModelProto model;
-  struct stat st {};
-  const size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
-  const bool ok = size <= static_cast<size_t>(INT32_MAX) && model.ParseFromFileDescriptor(fd);
-  ::close(fd);
-  CheckParsed(ok, size, "ONNX model '" + path + "'");
+  {
+    struct File {
+      int fd;
+      ~File() {
+        if (fd >= 0) ::close(fd);
+      }
+    } file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    SINGA_CHECK(file.fd >= 0, IOError,
+                "cannot open ONNX model '" << path << "': " << std::strerror(errno));
+    struct stat st {};
+    const size_t size = ::fstat(file.fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+    ParseModel(size, "ONNX model '" + path + "'",
+               [&] { return model.ParseFromFileDescriptor(file.fd); });
+  }
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   return std::make_shared<SingaRep>(ReadModel(model, device, dir.empty() ? "." : dir.string()));
 }
@@ -523,9 +532,8 @@ std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device) {
 std::shared_ptr<SingaRep> PrepareFromBytes(std::string_view bytes, Device device,
                                            const std::string& base_dir) {
   onnx::ModelProto model;
-  const bool ok = bytes.size() <= static_cast<size_t>(INT32_MAX) &&
-                  model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
-  CheckParsed(ok, bytes.size(), "the ONNX model bytes");
+  ParseModel(bytes.size(), "the ONNX model bytes",
+             [&] { return model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())); });
   return std::make_shared<SingaRep>(ReadModel(model, device, base_dir));
 }
 

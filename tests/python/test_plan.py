@@ -7,7 +7,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from singa import autograd, opt, sonnx, tensor
+from singa import autograd, device, opt, sonnx, tensor
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -357,7 +357,6 @@ def test_the_build_run_leaves_nothing_in_the_pool_cache():
     replay's arena in size classes it never asks for. Each value of the
     chain has its own size class; measured after the first run: 28 blocks
     of x's size cached when the build run caches, 8 when it does not."""
-    from singa import device
     n = 6
     nodes = [helper.make_node("Concat", ["x" if i == 0 else f"v{i}", "x"], [f"v{i + 1}"], axis=0)
              for i in range(n)]
