@@ -88,11 +88,34 @@ def prepare(model, device="CPU", **kwargs):
 
 
 def _input_ct(x):
+    """A graph value for the binding: None (an empty optional), a list of
+    tensors (a sequence), or a tensor (numpy array or Tensor)."""
+    if x is None:
+        return None
+    if isinstance(x, (list, tuple)):
+        return [_input_ct(e) for e in x]
     if isinstance(x, Tensor):
         return x.data
     if isinstance(x, _singa.CTensor):
         return x
     return _ctensor_from_numpy(np.asarray(x))
+
+
+def _output(v):
+    """A result of the binding as the user sees it: Tensor, list or None."""
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return [_wrap(e) for e in v]
+    return _wrap(v)
+
+
+def _numpy(v):
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return [np.asarray(e) for e in v]
+    return np.asarray(v)
 
 
 class SingaRep(BackendRep):
@@ -101,7 +124,10 @@ class SingaRep(BackendRep):
     inputs: one value per graph input without an initializer, in the model's
     order (numpy arrays or Tensors), or a dict by input name. Returns a list
     of Tensors: the graph outputs (or, with last_layers=-N for N > 1, the
-    outputs of the N-th last node), then the aux_output values."""
+    outputs of the N-th last node), then the aux_output values.
+
+    A sequence value (ONNX seq(tensor)) is a list of arrays or Tensors, an
+    empty optional is None: in inputs and results alike."""
 
     def __init__(self, rep):
         self._rep = rep
@@ -158,7 +184,7 @@ class SingaRep(BackendRep):
             inputs = [inputs]
         cts = [_input_ct(x) for x in inputs]
         outs = self._rep.run(cts, int(last_layers), [str(a) for a in aux_output])
-        return [_wrap(o) for o in outs]
+        return [_output(o) for o in outs]
 
 
 class SingaBackend(Backend):
@@ -170,27 +196,36 @@ class SingaBackend(Backend):
 
     @classmethod
     def run_model(cls, model, inputs, device="CPU", **kwargs):
-        return [np.asarray(t) for t in cls.prepare(model, device, **kwargs).run(inputs)]
+        return [_numpy(t) for t in cls.prepare(model, device, **kwargs).run(inputs)]
 
     @classmethod
     def run_node(cls, node, inputs, device="CPU", outputs_info=None, **kwargs):
         """Runs one NodeProto on numpy inputs (positional, in node.input
-        order; absent optional inputs are skipped by their empty names)."""
-        arrays = [np.asarray(x) for x in inputs]
+        order; absent optional inputs are skipped by their empty names). A
+        list of arrays is a sequence input."""
+        values = [[np.asarray(e) for e in x] if isinstance(x, (list, tuple)) else np.asarray(x)
+                  for x in inputs]
         present = [n for n in node.input if n]
-        if len(present) != len(arrays):
+        if len(present) != len(values):
             raise ValueError(f"run_node: node {node.name or node.op_type!r} has {len(present)} "
-                             f"inputs, {len(arrays)} values given")
-        graph_inputs = [
-            onnx.helper.make_tensor_value_info(n, onnx.helper.np_dtype_to_tensor_dtype(a.dtype),
-                                               a.shape) for n, a in zip(present, arrays)]
+                             f"inputs, {len(values)} values given")
+
+        def value_info(name, v):
+            if isinstance(v, list):
+                elem = onnx.helper.np_dtype_to_tensor_dtype(v[0].dtype) if v else \
+                    onnx.TensorProto.FLOAT
+                return onnx.helper.make_tensor_sequence_value_info(name, elem, None)
+            return onnx.helper.make_tensor_value_info(
+                name, onnx.helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+
+        graph_inputs = [value_info(n, v) for n, v in zip(present, values)]
         graph_outputs = [onnx.helper.make_empty_tensor_value_info(n) for n in node.output if n]
         opset = kwargs.get("opset_version", onnx.defs.onnx_opset_version())
         graph = onnx.helper.make_graph([node], "run_node", graph_inputs, graph_outputs)
         model = onnx.helper.make_model(
             graph, opset_imports=[onnx.helper.make_opsetid(node.domain or "", opset)])
         rep = cls.prepare(model, device)
-        return [np.asarray(t) for t in rep.run(arrays)]
+        return [_numpy(t) for t in rep.run(values)]
 
     @classmethod
     def supports_device(cls, device):

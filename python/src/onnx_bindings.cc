@@ -15,6 +15,29 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace singa {
+namespace {
+
+// A graph value from Python: None (an empty optional), a list or tuple of
+// tensors (a sequence), or a tensor.
+sonnx::Value ToValue(nb::handle h) {
+  if (h.is_none()) return {};
+  if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h)) {
+    TensorList elements;
+    for (nb::handle e : h) elements.push_back(nb::cast<Tensor>(e));
+    return sonnx::Value::Sequence(std::move(elements));
+  }
+  return nb::cast<Tensor>(h);
+}
+
+nb::object FromValue(const sonnx::Value& v) {
+  if (v.is_none()) return nb::none();
+  if (!v.is_sequence()) return nb::cast(v.tensor());
+  nb::list elements;
+  for (const Tensor& t : v.sequence()) elements.append(nb::cast(t));
+  return elements;
+}
+
+}  // namespace
 
 void BindOnnx(nb::module_& m) {
   nb::module_ o = m.def_submodule("sonnx", "ONNX import (prepare, SingaRep) and export (to_onnx)");
@@ -24,16 +47,25 @@ void BindOnnx(nb::module_& m) {
       .def_ro("dims", &sonnx::ValueInfo::dims)
       .def_ro("dim_params", &sonnx::ValueInfo::dim_params)
       .def_ro("has_shape", &sonnx::ValueInfo::has_shape)
+      .def_ro("sequence", &sonnx::ValueInfo::sequence)
+      .def_ro("optional", &sonnx::ValueInfo::optional)
       .def("__repr__", [](const sonnx::ValueInfo& v) {
         return "ValueInfo(" + v.name + ", " + std::string(Name(v.dtype)) + ")";
       });
   nb::class_<sonnx::SingaRep>(o, "SingaRep")
       .def(
           "run",
-          [](const sonnx::SingaRep& rep, const TensorList& inputs, int last_layers,
+          [](const sonnx::SingaRep& rep, const nb::sequence& inputs, int last_layers,
              const std::vector<std::string>& aux_output) {
-            nb::gil_scoped_release release;
-            return rep.Run(inputs, last_layers, aux_output);
+            sonnx::ValueList values, out;
+            for (nb::handle x : inputs) values.push_back(ToValue(x));
+            {
+              nb::gil_scoped_release release;
+              out = rep.RunValues(values, last_layers, aux_output);
+            }
+            nb::list results;
+            for (const sonnx::Value& v : out) results.append(FromValue(v));
+            return results;
           },
           "inputs"_a, "last_layers"_a = -1, "aux_output"_a = std::vector<std::string>())
       .def_prop_ro("params", &sonnx::SingaRep::params)

@@ -1,12 +1,13 @@
 // The importer's model of an ONNX graph, free of protobuf types: values are
 // numbered slots, nodes name their schema, parsed attributes and slots. The
-// reader (model_reader.cc) builds it once; SingaRep::Run walks it; later
+// reader (reader.cc) builds it once; SingaRep::Run walks it; later
 // passes (the static plan, fusions) rewrite it.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -19,10 +20,22 @@ namespace singa::sonnx {
 inline std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
 
 struct Graph;
+struct Node;
 
 // Ops with graph attributes run their subgraphs in the importer (the op
 // registry has no notion of a graph).
-enum class ControlFlow { kNone, kIf, kLoop, kScan };
+enum class ControlFlow { kNone, kIf, kLoop, kScan, kSequenceMap };
+
+// Ops over sequences and optionals run in the importer too (the registry's
+// kernels take tensors): src/onnx/sequence_ops.cc. Their inputs are checked
+// against min/max_inputs at Prepare; `run` gets them with absent ones none.
+struct ValueOp {
+  std::string_view name;
+  int since_version, min_inputs, max_inputs;
+  ValueList (*run)(const Graph& g, const Node& node, const ValueList& in);
+};
+// The ai.onnx ValueOp named `op_type`; null when none.
+const ValueOp* FindValueOp(std::string_view op_type);
 
 struct ScanAttrs {
   int64_t num_scan_inputs = 0;
@@ -32,13 +45,15 @@ struct ScanAttrs {
 struct Node {
   std::string name;  // the node's name, or "<op_type>#<index>" when it has none
   std::string op_type, domain;
-  const OpSchema* schema = nullptr;   // null for control flow
+  const OpSchema* schema = nullptr;   // null for control flow and value ops
   std::shared_ptr<const void> attrs;  // parsed by schema->ParseAttrs
-  std::vector<int> inputs;            // slots; -1 for an absent optional input
-  std::vector<int> outputs;           // slots; -1 for an output the model does not use
+  const ValueOp* value_op = nullptr;
+  AttrMap value_attrs;       // a value op's attributes
+  std::vector<int> inputs;   // slots; -1 for an absent optional input
+  std::vector<int> outputs;  // slots; -1 for an output the model does not use
 
   ControlFlow control = ControlFlow::kNone;
-  // If: then_branch, else_branch; Loop and Scan: body.
+  // If: then_branch, else_branch; Loop, Scan and SequenceMap: body.
   std::vector<std::shared_ptr<const Graph>> subgraphs;
   // For each subgraph, the slots (in this graph) of the values it reads from
   // enclosing graphs, in the order of its outer_names.
@@ -80,5 +95,8 @@ struct Graph {
 // right after its producer when nothing reads it); graph outputs and
 // constants stay.
 void PlanReleases(Graph& g);
+
+// The graph's values before a run: its constants, nothing else bound.
+ValueList ConstantValues(const Graph& g);
 
 }  // namespace singa::sonnx

@@ -68,8 +68,9 @@ class Inspector {
     ++info_.num_nodes;
     ++info_.op_histogram[domain.empty() ? np.op_type() : domain + ":" + np.op_type()];
 
-    const bool control = domain.empty() &&
-                         (np.op_type() == "If" || np.op_type() == "Loop" || np.op_type() == "Scan");
+    const bool control =
+        domain.empty() && (np.op_type() == "If" || np.op_type() == "Loop" ||
+                           np.op_type() == "Scan" || np.op_type() == "SequenceMap");
     if (control) {
       // The importer runs these itself; their subgraphs' nodes are checked here.
       if (np.op_type() == "Scan" && DefaultOpset() < 9)
@@ -91,6 +92,14 @@ class Inspector {
     }
 
     auto opset = info_.opsets.find(domain);
+    if (const ValueOp* op = domain.empty() ? FindValueOp(np.op_type()) : nullptr) {
+      if (DefaultOpset() < op->since_version)
+        Issue(np, name,
+              "implemented from opset " + std::to_string(op->since_version) +
+                  "; the model imports ai.onnx " + std::to_string(DefaultOpset()),
+              true);
+      return;
+    }
     if (opset == info_.opsets.end()) {
       Issue(np, name, "domain '" + DomainName(domain) + "' is not in the model's opset_import",
             !OpRegistry::Find(np.op_type(), kLatestOpset, domain));

@@ -44,8 +44,7 @@ std::optional<T> AttrOf(const Node& n, std::string_view name) {
 }
 
 bool IsOnnx(const Node& n, std::string_view op) {
-  return n.control == ControlFlow::kNone && n.op_type == op &&
-         (n.domain.empty() || n.domain == "ai.onnx");
+  return n.schema && n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx");
 }
 
 // Turns a pool's caching off for a scope (which also empties its cache),
@@ -66,24 +65,32 @@ class NoCachingScope {
 
 }  // namespace
 
-Plan::Plan(const Graph& g, std::vector<Tensor> values, int end,
-           const std::vector<int>& result_slots, TensorList& first) {
+Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
+           ValueList& first) {
   const size_t n_slots = values.size();
   std::vector<char> keep(n_slots, 0), constant(n_slots, 0), shape_dynamic(n_slots, 0),
       folded(n_slots, 0);
   std::vector<Spec> specs(n_slots);
   for (int s : result_slots) keep[s] = 1;
   // Parameters are constants that training changes: only the others fold.
+  auto spec = [&](int s) {
+    if (!values[s].is_sequence() && !values[s].is_none())
+      specs[s] = {values[s].tensor().dtype(), values[s].tensor().shape()};
+  };
   for (size_t s = 0; s < n_slots; ++s) {
     constant[s] = g.constants[s].defined() && !g.constants[s].stores_grad();
-    if (values[s].defined()) specs[s] = {values[s].dtype(), values[s].shape()};
+    spec(static_cast<int>(s));
   }
-  TensorList inputs;
-  for (int s : g.input_slots) inputs.push_back(values[s]);
-
+  // Only tensor inputs have a placeholder to replay with.
   bool dynamic = false;
+  TensorList inputs;
+  for (int s : g.input_slots) {
+    dynamic |= values[s].is_sequence() || values[s].is_none();
+    inputs.push_back(dynamic ? Tensor() : values[s].tensor());
+  }
+
   internal::ValueReads reads;
-  TensorList in;
+  ValueList in;
   // The build run's temporaries go back to the OS as they die: cached, they
   // would stay beside the replay's arena in size classes it never asks for
   // (MobileNet-V2 at batch 8: peak RSS 382 MiB with caching, 221 without).
@@ -91,22 +98,23 @@ Plan::Plan(const Graph& g, std::vector<Tensor> values, int end,
   for (int i = 0; i < end; ++i) {
     const Node& node = g.nodes[i];
     in.clear();
-    for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Tensor());
+    for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Value());
     reads.blocks.clear();
-    TensorList out;
+    ValueList out;
     {
       ValueReadLogScope log(&reads);
       out = RunNode(g, node, in, values);
     }
-    bool node_dynamic = node.control != ControlFlow::kNone, any_shape_dynamic = false;
-    bool all_constant = node.control == ControlFlow::kNone && !Nondeterministic(node);
+    bool node_dynamic = !node.schema, any_shape_dynamic = false;
+    bool all_constant = node.schema && !Nondeterministic(node);
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const int s = node.inputs[k];
       if (s < 0) continue;
       any_shape_dynamic |= shape_dynamic[s];
       if (constant[s]) continue;
       all_constant = false;
-      const Block* b = internal::BlockOf(in[k]).get();
+      if (in[k].is_sequence()) continue;
+      const Block* b = internal::BlockOf(in[k].tensor()).get();
       node_dynamic |= std::find(reads.blocks.begin(), reads.blocks.end(), b) != reads.blocks.end();
     }
     // A shape is constant for a signature unless a dynamic node made it.
@@ -117,12 +125,12 @@ Plan::Plan(const Graph& g, std::vector<Tensor> values, int end,
       const int s = node.outputs[k];
       if (s < 0) continue;
       values[s] = std::move(out[k]);
-      if (values[s].defined()) specs[s] = {values[s].dtype(), values[s].shape()};
+      spec(s);
       constant[s] = folded[s] = all_constant;
       shape_dynamic[s] = node_dynamic || any_shape_dynamic;
     }
     for (int s : g.release_after[i])
-      if (!keep[s] && !constant[s]) values[s] = Tensor();
+      if (!keep[s] && !constant[s]) values[s] = Value();
   }
   for (int s : result_slots) first.push_back(values[s]);
 
@@ -130,14 +138,13 @@ Plan::Plan(const Graph& g, std::vector<Tensor> values, int end,
   if (!dynamic && !g.device.graph_enabled()) Capture(inputs);
 }
 
-void Plan::Rewrite(const Graph& g, int end, const std::vector<Tensor>& values,
-                   const std::vector<Spec>& specs, const std::vector<char>& folded,
-                   const std::vector<int>& result_slots) {
+void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::vector<Spec>& specs,
+                   const std::vector<char>& folded, const std::vector<int>& result_slots) {
   graph_ = std::make_shared<Graph>(g);
   Graph& rg = *graph_;
   rg.nodes.clear();
   for (size_t s = 0; s < values.size(); ++s)
-    if (folded[s]) rg.constants[s] = values[s];
+    if (folded[s]) rg.constants[s] = values[s].tensor();
 
   // Readers of each value among the nodes that still run; results and
   // subgraphs count as readers that cannot be fused.
@@ -353,7 +360,7 @@ void Plan::Capture(const TensorList& inputs) {
     placeholder.CopyFrom(x);
     inputs_.push_back(std::move(placeholder));
   }
-  std::vector<Tensor> values = g.constants;
+  ValueList values = ConstantValues(g);
   for (size_t i = 0; i < inputs_.size(); ++i) values[g.input_slots[i]] = inputs_[i];
   dev.EnableGraph(true);
   try {
@@ -366,7 +373,7 @@ void Plan::Capture(const TensorList& inputs) {
     return;
   }
   dev.EnableGraph(false);
-  for (int s : g.output_slots) results_.push_back(values[s]);
+  for (int s : g.output_slots) results_.push_back(values[s].tensor());
   dev.PlanGraphMemory(results_);
   ops_ = dev.runtime().TakeGraph();
   if (ops_.empty()) inputs_.clear(), results_.clear();
@@ -386,16 +393,16 @@ bool Plan::fresh() const {
   return true;
 }
 
-TensorList Plan::Run(const TensorList& inputs) {
+ValueList Plan::Run(const ValueList& inputs) {
   const Graph& g = *graph_;
-  TensorList out;
+  ValueList out;
   if (captured()) {
-    for (size_t i = 0; i < inputs.size(); ++i) inputs_[i].CopyFrom(inputs[i]);
+    for (size_t i = 0; i < inputs.size(); ++i) inputs_[i].CopyFrom(inputs[i].tensor());
     DeviceRuntime::Replay(ops_);
     for (const Tensor& r : results_) out.push_back(r.Clone());
     return out;
   }
-  std::vector<Tensor> values = g.constants;
+  ValueList values = ConstantValues(g);
   for (size_t i = 0; i < inputs.size(); ++i) values[g.input_slots[i]] = inputs[i];
   Execute(g, values, static_cast<int>(g.nodes.size()), {});
   for (int s : g.output_slots) out.push_back(values[s]);

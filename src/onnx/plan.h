@@ -5,7 +5,8 @@
 //    shapes (Shape, Size) and everything computed from them only. Their
 //    nodes are folded: their values become constants of the plan.
 //  - which nodes infer shapes from computed values (NonZero, a Reshape whose
-//    shape comes from data, control flow): those make the plan "dynamic".
+//    shape comes from data, control flow, sequences): those make the plan
+//    "dynamic".
 // It then rewrites the graph: a BatchNormalization after a Conv is folded
 // into the Conv's weights and bias, and a Conv followed by an Add of a
 // same-shaped value and/or a Relu, LeakyRelu or Clip becomes one FusedConv
@@ -26,13 +27,12 @@
 
 namespace singa::sonnx {
 
-// Runs a node (any op or control flow) on its inputs; `values` are the
-// graph's values, which subgraphs may read.
-TensorList RunNode(const Graph& g, const Node& node, const TensorList& in,
-                   const std::vector<Tensor>& values);
+// Runs a node (any op, control flow or value op) on its inputs; `values` are
+// the graph's values, which subgraphs may read.
+ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values);
 // Runs nodes [0, end) over `values`, dropping each value after its last
 // reader unless `keep` (when not empty) marks it.
-void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::vector<char>& keep);
+void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep);
 
 // A value's dtype and shape as the build run saw it.
 struct Spec {
@@ -46,8 +46,8 @@ class Plan {
   // Builds the plan for running nodes [0, end) of `g` with `values` (the
   // graph's constants with the inputs bound) and returning `result_slots`.
   // `first` receives the results of the run the build makes.
-  Plan(const Graph& g, std::vector<Tensor> values, int end, const std::vector<int>& result_slots,
-       TensorList& first);
+  Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
+       ValueList& first);
   // False once a parameter the plan folded has changed.
   bool fresh() const;
   bool captured() const { return !ops_.empty(); }
@@ -55,12 +55,11 @@ class Plan {
   std::vector<std::string> op_types() const;
   // Runs the plan on `inputs` (one per graph input slot, checked by the
   // caller). The results have memory of their own.
-  TensorList Run(const TensorList& inputs);
+  ValueList Run(const ValueList& inputs);
 
  private:
-  void Rewrite(const Graph& g, int end, const std::vector<Tensor>& values,
-               const std::vector<Spec>& specs, const std::vector<char>& folded,
-               const std::vector<int>& result_slots);
+  void Rewrite(const Graph& g, int end, const ValueList& values, const std::vector<Spec>& specs,
+               const std::vector<char>& folded, const std::vector<int>& result_slots);
   void Capture(const TensorList& inputs);
 
   std::shared_ptr<Graph> graph_;  // the rewritten graph, results as its outputs

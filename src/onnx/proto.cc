@@ -272,31 +272,40 @@ AttrValue AttrFromProto(const onnx::AttributeProto& a, const std::string& base_d
   }
 }
 
-ValueInfo ValueInfoFromProto(const onnx::ValueInfoProto& info, const std::string& what) {
-  ValueInfo v;
-  v.name = info.name();
-  if (!info.has_type()) return v;  // undeclared: anything goes
-  const onnx::TypeProto& type = info.type();
+namespace {
+
+// Fills v from a tensor type, or from a sequence or optional of one (an
+// optional may hold a sequence; nothing else nests).
+void ReadType(const onnx::TypeProto& type, ValueInfo& v, const std::string& what, bool nested) {
+  const std::string where = what + " '" + v.name + "'";
   switch (type.value_case()) {
     case onnx::TypeProto::kTensorType:
       break;
     case onnx::TypeProto::kSequenceType:
-      throw UnsupportedOp(what + " '" + v.name +
-                          "' is a sequence: sequence types are not supported");
-    case onnx::TypeProto::kMapType:
-      throw UnsupportedOp(what + " '" + v.name + "' is a map: map types are not supported");
+      SINGA_CHECK(!v.sequence, UnsupportedOp,
+                  where << " is a sequence of sequences: nested sequences are not supported");
+      v.sequence = true;
+      if (type.sequence_type().has_elem_type())
+        ReadType(type.sequence_type().elem_type(), v, what, true);
+      return;
     case onnx::TypeProto::kOptionalType:
-      throw UnsupportedOp(what + " '" + v.name + "' is optional: optional types are not supported");
+      SINGA_CHECK(!nested, UnsupportedOp,
+                  where << ": an optional inside a sequence or optional is not supported");
+      v.optional = true;
+      if (type.optional_type().has_elem_type())
+        ReadType(type.optional_type().elem_type(), v, what, true);
+      return;
+    case onnx::TypeProto::kMapType:
+      throw UnsupportedOp(where + " is a map: map types are not supported");
     case onnx::TypeProto::kSparseTensorType:
-      throw UnsupportedOp(what + " '" + v.name +
-                          "' is a sparse tensor: sparse tensors are not supported");
+      throw UnsupportedOp(where + " is a sparse tensor: sparse tensors are not supported");
     default:
-      return v;
+      return;
   }
   const auto& tt = type.tensor_type();
   const int code = tt.elem_type();
   SINGA_CHECK(code >= 0 && code < kNumDTypes, UnsupportedOp,
-              what << " '" << v.name << "': element type " << code << " is not supported");
+              where << ": element type " << code << " is not supported");
   v.dtype = static_cast<DType>(code);
   if (tt.has_shape()) {
     v.has_shape = true;
@@ -310,6 +319,14 @@ ValueInfo ValueInfoFromProto(const onnx::ValueInfoProto& info, const std::string
       }
     }
   }
+}
+
+}  // namespace
+
+ValueInfo ValueInfoFromProto(const onnx::ValueInfoProto& info, const std::string& what) {
+  ValueInfo v;
+  v.name = info.name();
+  if (info.has_type()) ReadType(info.type(), v, what, false);  // else undeclared: anything goes
   return v;
 }
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -267,13 +268,22 @@ class Reader {
       FoldConstant(np, where);
       return;
     }
-    if (node.domain.empty() &&
-        (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan")) {
+    if (node.domain.empty() && (node.op_type == "If" || node.op_type == "Loop" ||
+                                node.op_type == "Scan" || node.op_type == "SequenceMap")) {
       AddControlFlow(np, std::move(node), num_inputs, num_outputs);
       return;
     }
 
     auto opset = g_->opsets.find(node.domain);
+    if (node.domain.empty() && opset != g_->opsets.end() &&
+        (node.value_op = FindValueOp(node.op_type))) {
+      SINGA_CHECK(opset->second >= node.value_op->since_version, UnsupportedOp,
+                  where << ": " << node.op_type << " exists from opset "
+                        << node.value_op->since_version << "; the model imports opset "
+                        << opset->second);
+      AddValueOp(np, std::move(node), num_inputs, num_outputs, where);
+      return;
+    }
     if (opset == g_->opsets.end()) {
       SINGA_CHECK(!OpRegistry::Find(node.op_type, kLatestOpset, node.domain), InvalidModel,
                   where << ": domain '" << DomainName(node.domain)
@@ -303,8 +313,29 @@ class Reader {
     AppendNode(np, std::move(node), num_inputs, num_outputs, where);
   }
 
-  // If, Loop and Scan: their subgraphs are read with this graph as the
-  // enclosing scope; the values they read from here become extra inputs.
+  // Sequence and optional ops: attributes kept as they are (Optional's
+  // `type` only types its empty result: none).
+  void AddValueOp(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs,
+                  const std::string& where) {
+    const ValueOp& op = *node.value_op;
+    SINGA_CHECK(num_inputs >= op.min_inputs && num_inputs <= op.max_inputs, InvalidModel,
+                where << ": " << num_inputs << " inputs; the op takes " << op.min_inputs
+                      << (op.max_inputs == op.min_inputs ? std::string()
+                          : op.max_inputs == std::numeric_limits<int>::max()
+                              ? std::string(" or more")
+                              : " to " + std::to_string(op.max_inputs)));
+    SINGA_CHECK(num_outputs == 1, InvalidModel,
+                where << ": " << num_outputs << " outputs; the op has one");
+    for (const auto& a : np.attribute()) {
+      if (node.op_type == "Optional" && a.name() == "type") continue;
+      node.value_attrs[a.name()] = AttrFromProto(a, base_dir_, g_->device, where);
+    }
+    AppendNode(np, std::move(node), num_inputs, num_outputs, where);
+  }
+
+  // If, Loop, Scan and SequenceMap: their subgraphs are read with this graph
+  // as the enclosing scope; the values they read from here become extra
+  // inputs.
   void AddControlFlow(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs) {
     const std::string where = g_->Where(node);
     auto default_opset = g_->opsets.find("");
@@ -316,6 +347,11 @@ class Reader {
       SINGA_CHECK(num_inputs == 1, InvalidModel, where << ": If takes one input (cond)");
     } else if (node.op_type == "Loop") {
       node.control = ControlFlow::kLoop;
+    } else if (node.op_type == "SequenceMap") {
+      node.control = ControlFlow::kSequenceMap;
+      SINGA_CHECK(opset >= 17, UnsupportedOp,
+                  where << ": SequenceMap exists from opset 17; the model imports " << opset);
+      SINGA_CHECK(num_inputs >= 1, InvalidModel, where << ": SequenceMap takes input_sequence");
     } else {
       node.control = ControlFlow::kScan;
       SINGA_CHECK(opset >= 9, UnsupportedOp,
@@ -382,6 +418,13 @@ class Reader {
                         << body.outputs.size() << " outputs; with " << carried
                         << " loop-carried values it must take " << carried + 2
                         << " and give at least " << carried + 1);
+    } else if (node.control == ControlFlow::kSequenceMap) {
+      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(num_inputs) &&
+                      body.outputs.size() >= static_cast<size_t>(num_outputs),
+                  InvalidModel,
+                  where << ": the body takes " << body.inputs.size() << " inputs and gives "
+                        << body.outputs.size() << " outputs; the node has " << num_inputs
+                        << " inputs and " << num_outputs << " outputs");
     } else {
       const int64_t m = node.scan.num_scan_inputs;
       SINGA_CHECK(m >= 1 && m <= num_inputs, InvalidModel,

@@ -15,16 +15,19 @@ namespace singa::sonnx {
 namespace {
 
 std::string Describe(const ValueInfo& v) {
-  std::string s =
-      v.name + ": " + (v.dtype == DType::kUndefined ? "any" : std::string(Name(v.dtype)));
-  if (!v.has_shape) return s;
-  s += "[";
-  for (size_t i = 0; i < v.dims.size(); ++i) {
-    if (i) s += ",";
-    s += v.dims[i] >= 0 ? std::to_string(v.dims[i])
-                        : (v.dim_params[i].empty() ? std::string("?") : v.dim_params[i]);
+  std::string s = v.dtype == DType::kUndefined ? "any" : std::string(Name(v.dtype));
+  if (v.has_shape) {
+    s += "[";
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      if (i) s += ",";
+      s += v.dims[i] >= 0 ? std::to_string(v.dims[i])
+                          : (v.dim_params[i].empty() ? std::string("?") : v.dim_params[i]);
+    }
+    s += "]";
   }
-  return s + "]";
+  if (v.sequence) s = "seq(" + s + ")";
+  if (v.optional) s = "optional(" + s + ")";
+  return v.name + ": " + s;
 }
 
 std::string DescribeAll(const std::vector<ValueInfo>& vs) {
@@ -33,9 +36,10 @@ std::string DescribeAll(const std::vector<ValueInfo>& vs) {
   return s;
 }
 
-// Symbolic dims must take one value across all inputs of a run.
-void CheckInput(const ValueInfo& info, const Tensor& t,
-                std::unordered_map<std::string, int64_t>& symbols) {
+// Symbolic dims must take one value across all inputs of a run (a
+// sequence's elements may differ: their dims are not bound).
+void CheckTensor(const ValueInfo& info, const Tensor& t,
+                 std::unordered_map<std::string, int64_t>* symbols) {
   SINGA_CHECK(t.defined(), ShapeError, "SingaRep::Run: input '" << info.name << "' is undefined");
   SINGA_CHECK(info.dtype == DType::kUndefined || t.dtype() == info.dtype, DTypeError,
               "SingaRep::Run: input '" << info.name << "' must be " << Describe(info) << ", got "
@@ -50,8 +54,8 @@ void CheckInput(const ValueInfo& info, const Tensor& t,
       SINGA_CHECK(got == info.dims[i], ShapeError,
                   "SingaRep::Run: input '" << info.name << "' must be " << Describe(info)
                                            << ", got " << t.ToString() << " (dim " << i << ")");
-    } else if (!info.dim_params[i].empty()) {
-      auto [it, fresh] = symbols.emplace(info.dim_params[i], got);
+    } else if (symbols && !info.dim_params[i].empty()) {
+      auto [it, fresh] = symbols->emplace(info.dim_params[i], got);
       SINGA_CHECK(fresh || it->second == got, ShapeError,
                   "SingaRep::Run: dim '" << info.dim_params[i] << "' of input '" << info.name
                                          << "' is " << got << ", but " << it->second
@@ -60,79 +64,99 @@ void CheckInput(const ValueInfo& info, const Tensor& t,
   }
 }
 
+void CheckInput(const ValueInfo& info, const Value& v,
+                std::unordered_map<std::string, int64_t>& symbols) {
+  if (info.optional && v.is_none()) return;
+  SINGA_CHECK(v.is_sequence() == info.sequence, DTypeError,
+              "SingaRep::Run: input '" << info.name << "' must be " << Describe(info) << ", got "
+                                       << v.ToString());
+  if (!v.is_sequence()) return CheckTensor(info, v.tensor(), &symbols);
+  for (const Tensor& t : v.sequence()) CheckTensor(info, t, nullptr);
+}
+
+// A value that must be a tensor (an op's input, a loop's scan output).
+const Tensor& TensorOf(const Value& v, const std::string& where, const std::string& what) {
+  SINGA_CHECK(!v.is_sequence(), DTypeError,
+              where << ": " << what << " must be a tensor, got " << v.ToString());
+  return v.tensor();
+}
+
 // Runs a subgraph on `inputs` (its formal inputs) with the values it reads
 // from the enclosing graph taken from `parent_values`.
-TensorList RunSubgraph(const Graph& sub, const TensorList& inputs,
-                       const std::vector<Tensor>& parent_values, const std::vector<int>& outer,
-                       const std::string& where) {
+ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList& parent_values,
+                      const std::vector<int>& outer, const std::string& where) {
   SINGA_CHECK(inputs.size() == sub.input_slots.size(), InvalidModel,
               where << ": the subgraph takes " << sub.input_slots.size() << " inputs, "
                     << inputs.size() << " given");
-  std::vector<Tensor> values = sub.constants;
+  ValueList values = ConstantValues(sub);
   for (size_t i = 0; i < inputs.size(); ++i) values[sub.input_slots[i]] = inputs[i];
   for (size_t k = 0; k < outer.size(); ++k) values[sub.outer_slots[k]] = parent_values[outer[k]];
   Execute(sub, values, static_cast<int>(sub.nodes.size()), {});
-  TensorList out;
+  ValueList out;
   for (int s : sub.output_slots) out.push_back(values[s]);
   return out;
 }
 
-bool Truth(const Tensor& t, const std::string& where, const char* what) {
+bool Truth(const Value& v, const std::string& where, const char* what) {
+  const Tensor& t = TensorOf(v, where, what);
   SINGA_CHECK(t.defined() && t.numel() == 1, ShapeError,
               where << ": " << what << " must have one element, got "
                     << (t.defined() ? t.ToString() : std::string("none")));
   return t.Item<bool>();
 }
 
-// Stacks equally shaped tensors along a new axis, through ops (so autograd
-// records it). No tensors: an empty [0] tensor of `dtype`.
-Tensor Stack(const TensorList& ts, int64_t axis, DType dtype, Device device) {
-  if (ts.empty()) return Tensor({0}, dtype == DType::kUndefined ? DType::kFloat32 : dtype, device);
-  if (axis < 0) axis += ts[0].ndim() + 1;
+// Stacks the scan outputs of a loop (equally shaped tensors) along a new
+// axis, through ops (so autograd records it). None: an empty [0] tensor of
+// `dtype`.
+Tensor Stack(const ValueList& vs, int64_t axis, DType dtype, Device device,
+             const std::string& where) {
+  if (vs.empty()) return Tensor({0}, dtype == DType::kUndefined ? DType::kFloat32 : dtype, device);
+  const int64_t rank = TensorOf(vs[0], where, "a scan output").ndim();
+  if (axis < 0) axis += rank + 1;
   Tensor axes = Tensor::FromVector<int64_t>({1}, {axis}, device);
   TensorList parts;
-  for (const Tensor& t : ts) parts.push_back(CallOp("Unsqueeze", {t, axes})[0]);
+  for (const Value& v : vs)
+    parts.push_back(CallOp("Unsqueeze", {TensorOf(v, where, "a scan output"), axes})[0]);
   return CallOp("Concat", parts, {{"axis", axis}})[0];
 }
 
-TensorList RunIf(const Graph& g, const Node& node, const TensorList& in,
-                 const std::vector<Tensor>& values) {
+ValueList RunIf(const Graph& g, const Node& node, const ValueList& in, const ValueList& values) {
   const std::string where = g.Where(node);
   const int branch = Truth(in[0], where, "cond") ? 0 : 1;
-  TensorList out = RunSubgraph(*node.subgraphs[branch], {}, values, node.outer_inputs[branch],
-                               where + (branch == 0 ? " then_branch" : " else_branch"));
+  ValueList out = RunSubgraph(*node.subgraphs[branch], {}, values, node.outer_inputs[branch],
+                              where + (branch == 0 ? " then_branch" : " else_branch"));
   out.resize(node.outputs.size());
   return out;
 }
 
-TensorList RunLoop(const Graph& g, const Node& node, TensorList in,
-                   const std::vector<Tensor>& values) {
+ValueList RunLoop(const Graph& g, const Node& node, ValueList in, const ValueList& values) {
   in.resize(std::max<size_t>(in.size(), 2));  // M and cond may both be absent
   const std::string where = g.Where(node);
   const Graph& body = *node.subgraphs[0];
+  const Tensor& trip = TensorOf(in[0], where, "M");
   const int64_t max_trip =
-      in[0].defined() ? in[0].Item<int64_t>() : std::numeric_limits<int64_t>::max();
-  bool cond = in[1].defined() ? Truth(in[1], where, "cond") : true;
-  TensorList carried(in.begin() + 2, in.end());
+      trip.defined() ? trip.Item<int64_t>() : std::numeric_limits<int64_t>::max();
+  bool cond = in[1].is_none() ? true : Truth(in[1], where, "cond");
+  ValueList carried(in.begin() + 2, in.end());
   const size_t n_scan = body.outputs.size() - 1 - carried.size();
-  std::vector<TensorList> scans(n_scan);
+  std::vector<ValueList> scans(n_scan);
   for (int64_t i = 0; i < max_trip && cond; ++i) {
-    TensorList args = {Tensor::Scalar<int64_t>(i, g.device), Tensor::Scalar<bool>(cond, g.device)};
+    ValueList args = {Tensor::Scalar<int64_t>(i, g.device), Tensor::Scalar<bool>(cond, g.device)};
     args.insert(args.end(), carried.begin(), carried.end());
-    TensorList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
+    ValueList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
     cond = Truth(out[0], where, "the body's cond output");
     for (size_t j = 0; j < carried.size(); ++j) carried[j] = out[1 + j];
     for (size_t k = 0; k < n_scan; ++k) scans[k].push_back(out[1 + carried.size() + k]);
   }
-  TensorList result = carried;
+  ValueList result = carried;
   for (size_t k = 0; k < n_scan; ++k)
-    result.push_back(Stack(scans[k], 0, body.outputs[1 + carried.size() + k].dtype, g.device));
+    result.push_back(
+        Stack(scans[k], 0, body.outputs[1 + carried.size() + k].dtype, g.device, where));
   result.resize(node.outputs.size());
   return result;
 }
 
-TensorList RunScan(const Graph& g, const Node& node, const TensorList& in,
-                   const std::vector<Tensor>& values) {
+ValueList RunScan(const Graph& g, const Node& node, const ValueList& in, const ValueList& values) {
   const std::string where = g.Where(node);
   const Graph& body = *node.subgraphs[0];
   const ScanAttrs& a = node.scan;
@@ -144,7 +168,7 @@ TensorList RunScan(const Graph& g, const Node& node, const TensorList& in,
   int64_t steps = -1;
   std::vector<int64_t> axes(m);
   for (int64_t j = 0; j < m; ++j) {
-    const Tensor& x = in[n_state + j];
+    const Tensor& x = TensorOf(in[n_state + j], where, "a scan input");
     SINGA_CHECK(x.defined(), ShapeError, where << ": scan input " << j << " is missing");
     int64_t axis = attr_at(a.input_axes, j);
     if (axis < 0) axis += x.ndim();
@@ -157,34 +181,79 @@ TensorList RunScan(const Graph& g, const Node& node, const TensorList& in,
                       << ")");
     steps = x.dim(axis);
   }
-  TensorList states(in.begin(), in.begin() + n_state);
+  ValueList states(in.begin(), in.begin() + n_state);
   const size_t n_scan = body.outputs.size() - n_state;
-  std::vector<TensorList> scans(n_scan);
+  std::vector<ValueList> scans(n_scan);
   for (int64_t t = 0; t < steps; ++t) {
-    TensorList args = states;
+    ValueList args = states;
     for (int64_t j = 0; j < m; ++j) {
       const int64_t i = attr_at(a.input_directions, j) == 1 ? steps - 1 - t : t;
       Tensor index = Tensor::Scalar<int64_t>(i, g.device);
-      args.push_back(CallOp("Gather", {in[n_state + j], index}, {{"axis", axes[j]}})[0]);
+      args.push_back(CallOp("Gather", {in[n_state + j].tensor(), index}, {{"axis", axes[j]}})[0]);
     }
-    TensorList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
+    ValueList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
     for (int64_t j = 0; j < n_state; ++j) states[j] = out[j];
     for (size_t k = 0; k < n_scan; ++k) scans[k].push_back(out[n_state + k]);
   }
-  TensorList result = states;
+  ValueList result = states;
   for (size_t k = 0; k < n_scan; ++k) {
     if (attr_at(a.output_directions, k) == 1) std::reverse(scans[k].begin(), scans[k].end());
-    result.push_back(
-        Stack(scans[k], attr_at(a.output_axes, k), body.outputs[n_state + k].dtype, g.device));
+    result.push_back(Stack(scans[k], attr_at(a.output_axes, k), body.outputs[n_state + k].dtype,
+                           g.device, where));
   }
   result.resize(node.outputs.size());
   return result;
 }
 
+// SequenceMap: the body runs once per element of the first input; other
+// sequence inputs give it their element at the same position, tensors give
+// themselves. Each body output becomes a sequence.
+ValueList RunSequenceMap(const Graph& g, const Node& node, const ValueList& in,
+                         const ValueList& values) {
+  const std::string where = g.Where(node);
+  const Graph& body = *node.subgraphs[0];
+  SINGA_CHECK(in[0].is_sequence(), DTypeError,
+              where << ": input_sequence must be a sequence, got " << in[0].ToString());
+  const size_t n = in[0].sequence().size();
+  for (size_t j = 1; j < in.size(); ++j)
+    SINGA_CHECK(!in[j].is_sequence() || in[j].sequence().size() == n, ShapeError,
+                where << ": input " << j << " has " << in[j].sequence().size()
+                      << " elements, input_sequence " << n);
+  std::vector<TensorList> outs(body.outputs.size());
+  for (size_t i = 0; i < n; ++i) {
+    ValueList args;
+    for (const Value& v : in) args.push_back(v.is_sequence() ? Value(v.sequence()[i]) : v);
+    ValueList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
+    for (size_t k = 0; k < outs.size(); ++k)
+      outs[k].push_back(TensorOf(out[k], where, "a body output"));
+  }
+  ValueList result;
+  for (size_t k = 0; k < outs.size(); ++k)
+    result.push_back(Value::Sequence(std::move(outs[k]), body.outputs[k].dtype));
+  result.resize(node.outputs.size());
+  return result;
+}
+
+// A registry op takes tensors. Identity (whose later versions take any
+// type) passes a sequence or an empty optional through.
+ValueList RunRegistryOp(const Graph& g, const Node& node, const ValueList& in) {
+  if (node.op_type == "Identity" && in.size() == 1 && (in[0].is_sequence() || in[0].is_none()))
+    return in;
+  TensorList tensors;
+  for (size_t k = 0; k < in.size(); ++k)
+    tensors.push_back(TensorOf(in[k], g.Where(node), "input " + std::to_string(k)));
+  TensorList out =
+      node.schema->Run(tensors, node.attrs, static_cast<int>(node.outputs.size()), node.name);
+  return ValueList(out.begin(), out.end());
+}
+
 }  // namespace
 
-TensorList RunNode(const Graph& g, const Node& node, const TensorList& in,
-                   const std::vector<Tensor>& values) {
+ValueList ConstantValues(const Graph& g) {
+  return ValueList(g.constants.begin(), g.constants.end());
+}
+
+ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values) {
   switch (node.control) {
     case ControlFlow::kIf:
       return RunIf(g, node, in, values);
@@ -192,23 +261,26 @@ TensorList RunNode(const Graph& g, const Node& node, const TensorList& in,
       return RunLoop(g, node, in, values);
     case ControlFlow::kScan:
       return RunScan(g, node, in, values);
+    case ControlFlow::kSequenceMap:
+      return RunSequenceMap(g, node, in, values);
     case ControlFlow::kNone:
       break;
   }
-  return node.schema->Run(in, node.attrs, static_cast<int>(node.outputs.size()), node.name);
+  if (node.value_op) return node.value_op->run(g, node, in);
+  return RunRegistryOp(g, node, in);
 }
 
-void Execute(const Graph& g, std::vector<Tensor>& values, int end, const std::vector<char>& keep) {
-  TensorList in;
+void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep) {
+  ValueList in;
   for (int i = 0; i < end; ++i) {
     const Node& node = g.nodes[i];
     in.clear();
-    for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Tensor());
-    TensorList out = RunNode(g, node, in, values);
+    for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Value());
+    ValueList out = RunNode(g, node, in, values);
     for (size_t k = 0; k < node.outputs.size() && k < out.size(); ++k)
       if (node.outputs[k] >= 0) values[node.outputs[k]] = std::move(out[k]);
     for (int s : g.release_after[i])
-      if (keep.empty() || !keep[s]) values[s] = Tensor();
+      if (keep.empty() || !keep[s]) values[s] = Value();
   }
 }
 
@@ -256,6 +328,19 @@ Device SingaRep::device() const { return graph_->device; }
 
 TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
                          const std::vector<std::string>& aux_output) const {
+  const ValueList out = RunValues(ValueList(inputs.begin(), inputs.end()), last_layers, aux_output);
+  TensorList result;
+  for (size_t i = 0; i < out.size(); ++i) {
+    SINGA_CHECK(!out[i].is_sequence(), DTypeError,
+                "SingaRep::Run: result " << i << " is a sequence (" << out[i].ToString()
+                                         << "): RunValues returns sequences");
+    result.push_back(out[i].tensor());
+  }
+  return result;
+}
+
+ValueList SingaRep::RunValues(const ValueList& inputs, int last_layers,
+                              const std::vector<std::string>& aux_output) const {
   const Graph& g = *graph_;
   const int num_nodes = static_cast<int>(g.nodes.size());
   SINGA_CHECK(last_layers < 0 && -last_layers <= std::max(num_nodes, 1), ShapeError,
@@ -266,7 +351,7 @@ TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
   const int end = num_nodes + last_layers + 1;
   const bool cut = last_layers != -1;
 
-  std::vector<Tensor> values = g.constants;
+  ValueList values = ConstantValues(g);
   const size_t n_plain = g.inputs.size(), n_all = n_plain + g.shadowed_inputs.size();
   std::unordered_map<std::string, int64_t> symbols;
   if (inputs.size() == n_plain) {
@@ -312,12 +397,12 @@ TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
   if (plans_->enabled && !GradEnabled() && !TrainingMode() && !g.device.graph_enabled() &&
       inputs.size() == n_plain) {
     std::string key = std::to_string(last_layers);
-    for (const Tensor& x : inputs) key += ";" + x.ToString();
+    for (const Value& x : inputs) key += ";" + x.ToString();
     for (const std::string& name : aux_output) key += ";" + name;
     std::lock_guard<std::mutex> lock(plans_->mu);
     std::unique_ptr<Plan>& plan = plans_->by_key[key];
     if (plan && plan->fresh()) return plan->Run(inputs);
-    TensorList first;
+    ValueList first;
     plan = std::make_unique<Plan>(g, std::move(values), end, result_slots, first);
     plans_->latest_op_types = plan->op_types();
     return first;
@@ -325,7 +410,7 @@ TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
 
   for (int s : result_slots) keep[s] = 1;
   Execute(g, values, end, keep);
-  TensorList result;
+  ValueList result;
   for (int s : result_slots) result.push_back(values[s]);
   return result;
 }

@@ -82,7 +82,51 @@ def _normalize(value):
         return numpy_helper.to_array(value)
     if isinstance(value, np.generic):
         return np.asarray(value)
+    if isinstance(value, list):
+        return [_normalize(v) for v in value]
     return value
+
+
+def _compare_value(what, e, g, rtol, atol):
+    """None when value g matches e, else why. Sequences (lists) match element
+    by element, an empty optional (None) only None."""
+    e = _normalize(e)
+    if e is None or g is None:
+        return None if e is None and g is None else \
+            f"{what}: {'none' if g is None else 'a value'}, expected " + \
+            ("none" if e is None else "a value")
+    if isinstance(e, list):
+        if not isinstance(g, list):
+            return f"{what}: a tensor, expected a sequence"
+        if len(e) != len(g):
+            return f"{what}: a sequence of {len(g)}, expected {len(e)}"
+        for j, (ej, gj) in enumerate(zip(e, g)):
+            why = _compare_value(f"{what}[{j}]", ej, gj, rtol, atol)
+            if why:
+                return why
+        return None
+    if not isinstance(e, np.ndarray):
+        return f"{what}: expected a {type(e).__name__}, not a tensor"
+    if isinstance(g, list):
+        return f"{what}: a sequence, expected a tensor"
+    g = np.asarray(g)
+    if e.dtype != g.dtype and not (e.dtype.kind in "OUS" and g.dtype.kind in "OUS"):
+        return f"{what}: dtype {g.dtype}, expected {e.dtype}"
+    if e.shape != g.shape:
+        return f"{what}: shape {g.shape}, expected {e.shape}"
+    if e.dtype.kind in "OUSb" or e.dtype.kind in "iu":
+        if not np.array_equal(e.astype(object) if e.dtype.kind in "OUS" else e,
+                              g.astype(object) if g.dtype.kind in "OUS" else g):
+            return f"{what}: values differ"
+        return None
+    ef, gf = e.astype(np.float64), g.astype(np.float64)
+    # As onnx's runner: bfloat16 results are compared to two bfloat16 ulps.
+    r = max(rtol, 2**-6) if e.dtype.name == "bfloat16" else rtol
+    if not np.allclose(gf, ef, rtol=r, atol=atol, equal_nan=True):
+        with np.errstate(invalid="ignore"):
+            err = np.nanmax(np.abs(gf - ef)) if ef.size else 0.0
+        return f"{what}: max abs error {err:.3g} (rtol {r}, atol {atol})"
+    return None
 
 
 def compare(expected, got, rtol, atol):
@@ -91,26 +135,9 @@ def compare(expected, got, rtol, atol):
     if len(expected) != len(got):
         return f"{len(got)} outputs, expected {len(expected)}"
     for i, (e, g) in enumerate(zip(expected, got)):
-        e = _normalize(e)
-        if not isinstance(e, np.ndarray):
-            return f"output {i}: expected a {type(e).__name__}, not a tensor"
-        g = np.asarray(g)
-        if e.dtype != g.dtype and not (e.dtype.kind in "OUS" and g.dtype.kind in "OUS"):
-            return f"output {i}: dtype {g.dtype}, expected {e.dtype}"
-        if e.shape != g.shape:
-            return f"output {i}: shape {g.shape}, expected {e.shape}"
-        if e.dtype.kind in "OUSb" or e.dtype.kind in "iu":
-            if not np.array_equal(e.astype(object) if e.dtype.kind in "OUS" else e,
-                                  g.astype(object) if g.dtype.kind in "OUS" else g):
-                return f"output {i}: values differ"
-            continue
-        ef, gf = e.astype(np.float64), g.astype(np.float64)
-        # As onnx's runner: bfloat16 results are compared to two bfloat16 ulps.
-        r = max(rtol, 2**-6) if e.dtype.name == "bfloat16" else rtol
-        if not np.allclose(gf, ef, rtol=r, atol=atol, equal_nan=True):
-            with np.errstate(invalid="ignore"):
-                err = np.nanmax(np.abs(gf - ef)) if ef.size else 0.0
-            return f"output {i}: max abs error {err:.3g} (rtol {r}, atol {atol})"
+        why = _compare_value(f"output {i}", e, g, rtol, atol)
+        if why:
+            return why
     return None
 
 

@@ -14,8 +14,10 @@
 // with the model's opset for its domain) and its attributes parsed into the
 // op's typed form. Run only executes. Dimensions that the model leaves
 // symbolic are taken from the inputs at run time (shape inference runs per op).
-// If, Loop and Scan (opset 9+) run their subgraphs here, prepared the same
-// way; a subgraph may read the values of the graphs around it.
+// If, Loop, Scan (opset 9+) and SequenceMap run their subgraphs here,
+// prepared the same way; a subgraph may read the values of the graphs around
+// it. Sequences and optionals (the Sequence*, SplitToSequence,
+// ConcatFromSequence and Optional* ops) are Values (below), run here too.
 //
 // A "layer" (for last_layers) is a node of the graph in the topological order
 // Prepare computes (the file's order when it is already topological);
@@ -46,13 +48,47 @@ struct Graph;
 
 // A graph input or output as the model declares it: dims < 0 are symbolic
 // (dim_param) or unknown; `has_shape` is false when no shape is declared.
+// A sequence (seq(tensor)) or an optional (optional(tensor) or
+// optional(seq(tensor))) is marked so; dtype and dims then describe the
+// tensors inside.
 struct ValueInfo {
   std::string name;
   DType dtype = DType::kUndefined;
   std::vector<int64_t> dims;
   std::vector<std::string> dim_params;  // the symbol of each symbolic dim, else ""
   bool has_shape = false;
+  bool sequence = false;
+  bool optional = false;
 };
+
+// A value of a model's graph: a tensor, a sequence of tensors (ONNX
+// seq(tensor)), or none (an empty ONNX optional, or an absent value). A
+// Tensor converts to a Value; an undefined Tensor is none. Copies share the
+// tensors.
+class Value {
+ public:
+  Value() = default;
+  Value(Tensor t) : tensor_(std::move(t)) {}  // NOLINT(google-explicit-constructor)
+  // A sequence; `dtype` is its element type (needed when it is empty).
+  static Value Sequence(TensorList elements, DType dtype = DType::kUndefined);
+
+  bool is_sequence() const { return seq_ != nullptr; }
+  bool is_none() const { return !seq_ && !tensor_.defined(); }
+  // The tensor (undefined when none). Throws DTypeError for a sequence.
+  const Tensor& tensor() const;
+  // The elements. Throws DTypeError unless a sequence.
+  const TensorList& sequence() const;
+  // A sequence's element type: its declared one, else its first element's.
+  DType element_dtype() const;
+  // "float32[2,3]", "seq(float32)[2]" or "none": for messages.
+  std::string ToString() const;
+
+ private:
+  Tensor tensor_;
+  std::shared_ptr<const TensorList> seq_;
+  DType seq_dtype_ = DType::kUndefined;
+};
+using ValueList = std::vector<Value>;
 
 class SingaRep {
  public:
@@ -65,8 +101,12 @@ class SingaRep {
   // the graph outputs; -N (N > 1) stops after the N-th last node and returns
   // that node's outputs. aux_output names extra values (any node output,
   // input or initializer) returned after those.
+  // The results must be tensors (DTypeError names one that is not).
   TensorList Run(const TensorList& inputs, int last_layers = -1,
                  const std::vector<std::string>& aux_output = {}) const;
+  // Run for models whose inputs or results include sequences or optionals.
+  ValueList RunValues(const ValueList& inputs, int last_layers = -1,
+                      const std::vector<std::string>& aux_output = {}) const;
 
   // Initializers by ONNX name. Floating-point ones are marked stores_grad:
   // they are the model's trainable parameters.
