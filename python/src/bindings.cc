@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "kernels/cpu/dnnl_util.h"
 #include "singa/autograd/autograd.h"
 #include "singa/core/parallel.h"
 #include "singa/core/random.h"
@@ -468,6 +469,9 @@ NB_MODULE(_singa, m) {
   m.def("get_num_threads", &GetNumThreads);
   m.def("set_num_threads", &SetNumThreads, "n"_a);
   m.attr("LATEST_OPSET") = kLatestOpset;
+  m.def("channel_block", &cpu::dnnl_util::ChannelBlock,
+        "The channel block of oneDNN's blocked layouts on this CPU (16 with AVX-512, else 8): "
+        "FusedConv's `blocked` tensors are nChw<block>c.");
   BindNN(m);
   BindOnnx(m);
   BindDist(m);

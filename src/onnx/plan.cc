@@ -6,6 +6,7 @@
 #include <set>
 #include <string_view>
 
+#include "kernels/cpu/dnnl_util.h"
 #include "singa/ops/tape.h"
 
 namespace singa::sonnx {
@@ -292,7 +293,8 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
   // Activations between convolutions stay in oneDNN's channel-blocked layout
   // (FusedConv's `blocked`) instead of being reordered to NCHW and back at
   // every layer. A value qualifies when a 2-D float32 convolution makes it,
-  // its channels are a multiple of 16 and only convolutions read it: as X,
+  // its channels are a multiple of the CPU's channel block (16 or 8, see
+  // dnnl_util::ChannelBlock) and only convolutions read it: as X,
   // or as Z where their own result is blocked too. Results, graph outputs
   // and subgraph inputs stay NCHW.
   auto is_conv = [](const Node& n) {
@@ -323,7 +325,7 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
     if (s < 0 || opaque[s] || uses[s].empty()) continue;
     const Spec& spec = specs[s];
     blocked[s] = spec.dtype == DType::kFloat32 && spec.shape.size() == 4 && spec.shape[1] > 0 &&
-                 spec.shape[1] % 16 == 0;
+                 spec.shape[1] % cpu::dnnl_util::ChannelBlock() == 0;
   }
   for (bool changed = true; changed;) {
     changed = false;

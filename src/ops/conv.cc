@@ -13,9 +13,10 @@
 // optional Z added to the result, then an optional activation (Relu,
 // LeakyRelu, Clip), as oneDNN post-ops of the one convolution. `blocked`
 // says which of its 2-D float32 tensors hold oneDNN's channel-blocked
-// nChw16c layout instead of NCHW (the planner keeps activations blocked
-// between convolutions, so they are not reordered at every layer): bit 0 X,
-// bit 1 Y, bit 2 Z (the channels a multiple of 16, the tensors contiguous).
+// nChw<B>c layout instead of NCHW, B = dnnl_util::ChannelBlock() (16 with
+// AVX-512, 8 with AVX2; the planner keeps activations blocked between
+// convolutions, so they are not reordered at every layer): bit 0 X, bit 1 Y,
+// bit 2 Z (the channels a multiple of B, the tensors contiguous).
 //
 // Backward: the internal ops ConvGradData (dY, W) -> dX and ConvGradWeight
 // (dY, X) -> dW[, dB] (domain ai.singa), each a oneDNN convolution backward
@@ -54,17 +55,18 @@ struct ConvAttrs {
 
 constexpr int64_t kBlockedX = 1, kBlockedY = 2, kBlockedZ = 4;
 
-// nChw16c <-> NCHW for the reference path (C a multiple of 16): element
-// (n, c, h, w) of a blocked buffer is at ((n * C/16 + c/16) * H * W + h * W + w) * 16 + c % 16.
+// Channel-blocked (nChw<B>c, B = du::ChannelBlock()) <-> NCHW for the
+// reference path (C a multiple of B): element (n, c, h, w) of a blocked
+// buffer is at ((n * C/B + c/B) * H * W + h * W + w) * B + c % B.
 Tensor Unblock(const Tensor& t, bool to_blocked) {
-  const int64_t n = t.dim(0), c = t.dim(1), hw = t.dim(2) * t.dim(3);
+  const int64_t n = t.dim(0), c = t.dim(1), hw = t.dim(2) * t.dim(3), bk = du::ChannelBlock();
   const Tensor src = t.Contiguous();
   Tensor out(t.shape(), t.dtype(), t.device());
   const float* s = static_cast<const float*>(src.raw_data());
   float* d = static_cast<float*>(out.raw_data());
   for (int64_t i = 0; i < n * c; ++i)
     for (int64_t p = 0; p < hw; ++p) {
-      const int64_t plain = i * hw + p, blk = ((i - i % 16) * hw + p * 16) + i % 16;
+      const int64_t plain = i * hw + p, blk = ((i - i % bk) * hw + p * bk) + i % bk;
       if (to_blocked)
         d[blk] = s[plain];
       else
@@ -233,7 +235,7 @@ struct ConvPrim {
   bool src_is_plain, wei_is_plain, dst_is_plain;  // the primitive takes the plain layout
   std::string layout;                             // names the candidate in its reorders' cache keys
   bool sum = false;     // a sum post-op: dst holds Z before the convolution runs
-  int64_t blocked = 0;  // FusedConv's: X / Y / Z are nChw16c buffers (src / dst layouts)
+  int64_t blocked = 0;  // FusedConv's: X / Y / Z are nChw<B>c buffers (src / dst layouts)
 };
 
 // W [M, C/g, k...] as oneDNN's grouped weights [g, M/g, C/g, k...] (a view).
@@ -371,10 +373,10 @@ size_t Fastest(size_t n, Run&& run) {
 //  - "any": format_tag::any everywhere; oneDNN's own pick, for ResNet shapes
 //    brgconv on nhwc (plain NCHW would make it fall back to a slow GEMM).
 //  - "c16": src/dst forced to channel-blocked nC[d][h]w16c (both channel
-//    counts multiples of 16), weights any: the jit:avx512_core kernel torch
-//    uses. For x 16x512x7x7, W 512x512x3x3, pads 1 brgconv/nhwc took 23.4 ms
-//    and jit/nChw16c 15.6 ms; at batch 16 the 3x3 layers with small spatial
-//    size were 3-23% slower than torch with "any" alone.
+//    counts multiples of 16; 8c on a CPU without AVX-512), weights any: the
+//    jit:avx512_core (jit:avx2) kernel torch uses. For x 16x512x7x7, W 512x512x3x3, pads 1
+//    brgconv/nhwc took 23.4 ms and jit/nChw16c 15.6 ms; at batch 16 the 3x3 layers with small
+//    spatial size were 3-23% slower than torch with "any" alone.
 // Each candidate is timed as a whole call (src/weights reorders, the
 // convolution, the dst reorder) on the call's own tensors, interleaved over
 // 3-10 rounds, keeping each one's minimum; the fastest is kept for the key.
@@ -401,7 +403,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
   };
   const bool pointwise = dt == memory::data_type::f32 && group == 1 && all_are(win.kernel, 1) &&
                          all_are(win.pad_begin, 0) && all_are(win.pad_end, 0);
-  const bool blocked = x.dim(1) % 16 == 0 && y.dim(1) % 16 == 0;
+  const bool blocked = x.dim(1) % du::ChannelBlock() == 0 && y.dim(1) % du::ChannelBlock() == 0;
 
   dnnl::post_ops post;
   if (z.defined()) post.append_sum(1.f);
@@ -445,12 +447,12 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
     return std::string_view(c.pd.impl_info_str()).starts_with("ref");
   };
   if (a.blocked) {
-    // The planner fixed the blocked sides to nChw16c; a free side is timed
+    // The planner fixed the blocked sides to nChw<B>c; a free side is timed
     // blocked too (reordered from or to NCHW, padded when its channels are
-    // not a multiple of 16) and as oneDNN's pick (one fixed side and one
+    // not a multiple of B) and as oneDNN's pick (one fixed side and one
     // `any` can leave oneDNN with its reference kernel only).
     const auto side = [&](const memory::desc& d, bool fixed, bool c16) {
-      return with_tag(d, fixed || c16 ? memory::format_tag::nChw16c : memory::format_tag::any);
+      return with_tag(d, fixed || c16 ? du::BlockedTag(2) : memory::format_tag::any);
     };
     add("blocked", side(src_plain, a.blocked & kBlockedX, true),
         side(dst_plain, a.blocked & kBlockedY, true));
@@ -461,9 +463,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
     add("any", with_tag(src_plain, memory::format_tag::any),
         with_tag(dst_plain, memory::format_tag::any));
     if (blocked) {
-      static constexpr std::array<memory::format_tag, 3> kTags = {
-          memory::format_tag::nCw16c, memory::format_tag::nChw16c, memory::format_tag::nCdhw16c};
-      const memory::format_tag tag = kTags[win.nd - 1];
+      const memory::format_tag tag = du::BlockedTag(win.nd);
       add("c16", with_tag(src_plain, tag), with_tag(dst_plain, tag));
     }
   }

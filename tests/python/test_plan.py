@@ -256,22 +256,27 @@ def test_fused_conv_is_conv_plus_z_then_activation(reference, act, alpha, beta, 
 
 
 def _to_blocked(a):
-    """NCHW -> oneDNN's nChw16c, as a tensor of the NCHW shape (FusedConv's `blocked`)."""
+    """NCHW -> oneDNN's nChw<B>c (B: 16 with AVX-512, else 8), as a tensor of
+    the NCHW shape (FusedConv's `blocked`)."""
+    from singa import _singa
     n, c, h, w = a.shape
-    return np.ascontiguousarray(a.reshape(n, c // 16, 16, h, w).transpose(0, 1, 3, 4, 2)) \
+    bk = _singa.channel_block()
+    return np.ascontiguousarray(a.reshape(n, c // bk, bk, h, w).transpose(0, 1, 3, 4, 2)) \
         .reshape(n, c, h, w)
 
 
 def _from_blocked(a):
+    from singa import _singa
     n, c, h, w = a.shape
-    return a.reshape(n, c // 16, h, w, 16).transpose(0, 1, 4, 2, 3).reshape(n, c, h, w)
+    bk = _singa.channel_block()
+    return a.reshape(n, c // bk, h, w, bk).transpose(0, 1, 4, 2, 3).reshape(n, c, h, w)
 
 
 @pytest.mark.parametrize("reference", [False, True])
 @pytest.mark.parametrize("bits", [1, 2, 3, 6, 7])
 def test_fused_conv_reads_and_writes_blocked_layouts(reference, bits):
     """FusedConv's `blocked` bits (X 1, Y 2, Z 4): the same numbers as the
-    plain convolution, in nChw16c where a bit says so, fast and reference."""
+    plain convolution, in nChw<B>c where a bit says so, fast and reference."""
     from singa import _singa
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 32, 7, 7)).astype(np.float32)

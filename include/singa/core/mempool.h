@@ -1,6 +1,8 @@
 // MemPool: the caching, 64-byte-aligned host allocator behind every Block.
 // Freed memory goes back to a per-size-class cache instead of the OS, so the
 // steady state of a training or inference loop makes no malloc/munmap calls.
+// Blocks of 256 KiB and more are mapped from the OS (mmap) rather than taken
+// from malloc's heap, so that memory freed to the OS leaves the process.
 //
 //   MemPool& pool = Device::Cpu().mem_pool();
 //   void* p = pool.Malloc(1 << 20);

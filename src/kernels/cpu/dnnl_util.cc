@@ -62,6 +62,22 @@ dnnl::memory::desc PlainDesc(const Shape& shape, DType dt) {
   return dnnl::memory::desc(Dims(shape), ToDnnl(dt), Dims(ContiguousStrides(shape)));
 }
 
+int64_t ChannelBlock() {
+  static const int64_t block = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512 ? 16 : 8;
+  }();
+  return block;
+}
+
+dnnl::memory::format_tag BlockedTag(int64_t spatial_dims) {
+  using tag = dnnl::memory::format_tag;
+  static constexpr tag k16[] = {tag::nCw16c, tag::nChw16c, tag::nCdhw16c};
+  static constexpr tag k8[] = {tag::nCw8c, tag::nChw8c, tag::nCdhw8c};
+  return (ChannelBlock() == 16 ? k16 : k8)[spatial_dims - 1];
+}
+
 dnnl::memory Mem(const Tensor& t) { return dnnl::memory(Desc(t), Engine(), t.raw_data()); }
 dnnl::memory Mem(const Tensor& t, const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, Engine(), t.raw_data());

@@ -33,6 +33,13 @@ dnnl::memory::desc PlainDesc(const Shape& shape, DType dt);
 dnnl::memory Mem(const Tensor& t);
 dnnl::memory Mem(const Tensor& t, const dnnl::memory::desc& desc);
 
+// The channel block of oneDNN's fast blocked activation layouts on this
+// CPU: 16 (nC[d][h]w16c) with AVX-512, else 8 (nC[d][h]w8c, AVX2). oneDNN
+// has no optimized convolution for a block the ISA's vectors do not fit.
+int64_t ChannelBlock();
+// That layout for `spatial_dims` (1 to 3) spatial dimensions.
+dnnl::memory::format_tag BlockedTag(int64_t spatial_dims);
+
 // Runs a primitive on the shared stream and waits for it.
 void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args);
 
