@@ -20,7 +20,7 @@ contiguous tensor, transpose, basic slicing) share storage and copy nothing.
 
 Differences from SINGA 3.x, where our design asks for them:
   * every ONNX element type exists (float16, bfloat16, float64, int8..uint64,
-    bool, string, float8, int4, ...); from_numpy keeps the array's dtype;
+    bool, string, float8, int4, int2, ...); from_numpy keeps the array's dtype;
   * 0-d tensors are scalars (shape ()), and an empty tensor is one with a
     zero-sized dimension: is_empty() means "has no elements";
   * integer indexing drops the indexed axis (numpy's rule).
@@ -34,7 +34,7 @@ import numpy as np
 from . import _singa
 from .device import get_default_device
 
-try:  # numpy has no bfloat16/float8/int4: ml_dtypes provides them
+try:  # numpy has no bfloat16/float8/int4/int2: ml_dtypes provides them
     import ml_dtypes
 except ImportError:  # pragma: no cover - ml_dtypes is a declared dependency
     ml_dtypes = None
@@ -69,7 +69,8 @@ if ml_dtypes is not None:
     for _name, _np in [("bfloat16", "bfloat16"), ("float8e4m3fn", "float8_e4m3fn"),
                        ("float8e4m3fnuz", "float8_e4m3fnuz"), ("float8e5m2", "float8_e5m2"),
                        ("float8e5m2fnuz", "float8_e5m2fnuz"), ("int4", "int4"),
-                       ("uint4", "uint4"), ("float4e2m1", "float4_e2m1fn")]:
+                       ("uint4", "uint4"), ("float4e2m1", "float4_e2m1fn"),
+                       ("float8e8m0", "float8_e8m0fnu"), ("uint2", "uint2"), ("int2", "int2")]:
         if hasattr(ml_dtypes, _np) and hasattr(DType, _name):
             _SPECIAL[getattr(DType, _name)] = np.dtype(getattr(ml_dtypes, _np))
 _SPECIAL_BY_NP = {v: k for k, v in _SPECIAL.items()}
@@ -823,7 +824,7 @@ def from_raw_tensors(tt):
 
 def from_numpy(np_array, dev=None):
     """A new Tensor with the array's shape, dtype and values (a copy). Every
-    numpy dtype singa has works, plus ml_dtypes' bfloat16/float8/int4 and
+    numpy dtype singa has works, plus ml_dtypes' bfloat16/float8/int4/int2 and
     str/object arrays (dtype string)."""
     ct = _ctensor_from_numpy(np_array)
     t = _wrap(ct)

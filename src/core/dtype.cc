@@ -20,6 +20,7 @@ constexpr std::array<Info, kNumDTypes> kInfo = {{
     {"complex128", 16},    {"bfloat16", 2},   {"float8e4m3fn", 1},
     {"float8e4m3fnuz", 1}, {"float8e5m2", 1}, {"float8e5m2fnuz", 1},
     {"uint4", 1},          {"int4", 1},       {"float4e2m1", 1},
+    {"float8e8m0", 1},     {"uint2", 1},      {"int2", 1},
 }};
 
 const Info& InfoOf(DType dt) {

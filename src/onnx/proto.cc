@@ -11,18 +11,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool IsPacked4Bit(DType dt) {
-  return dt == DType::kInt4 || dt == DType::kUInt4 || dt == DType::kFloat4E2M1;
-}
-
 // Bytes of a dense little-endian buffer holding n elements of dt.
 size_t PackedBytes(DType dt, int64_t n) {
-  return IsPacked4Bit(dt) ? static_cast<size_t>((n + 1) / 2) : static_cast<size_t>(n) * SizeOf(dt);
+  const int bits = PackedBits(dt);
+  return bits ? static_cast<size_t>((n * bits + 7) / 8) : static_cast<size_t>(n) * SizeOf(dt);
 }
 
 // Copies a raw little-endian buffer (ONNX's raw_data / external data layout)
-// into t. 4-bit types are packed two per byte in the file, low nibble
-// first; in memory they take one byte each.
+// into t. 4-bit types are packed two per byte in the file and 2-bit types
+// four per byte, lowest bits first; in memory they take one byte each.
 void FillFromRaw(Tensor& t, const char* data, size_t size, const std::string& what) {
   const int64_t n = t.numel();
   const size_t want = PackedBytes(t.dtype(), n);
@@ -31,10 +28,12 @@ void FillFromRaw(Tensor& t, const char* data, size_t size, const std::string& wh
                    << ")");
   if (n == 0) return;
   auto* out = static_cast<uint8_t*>(t.raw_data());
-  if (IsPacked4Bit(t.dtype())) {
+  if (const int bits = PackedBits(t.dtype())) {
+    const int per_byte = 8 / bits;
+    const uint8_t mask = static_cast<uint8_t>((1 << bits) - 1);
     for (int64_t i = 0; i < n; ++i) {
-      uint8_t b = static_cast<uint8_t>(data[i / 2]);
-      out[i] = (i % 2 == 0) ? (b & 0x0f) : (b >> 4);
+      const auto b = static_cast<uint8_t>(data[i / per_byte]);
+      out[i] = static_cast<uint8_t>((b >> (i % per_byte * bits)) & mask);
     }
     return;
   }
@@ -133,6 +132,20 @@ void FillFromInts(Tensor& t, const Src& src) {
 
 }  // namespace
 
+int PackedBits(DType dt) {
+  switch (dt) {
+    case DType::kInt4:
+    case DType::kUInt4:
+    case DType::kFloat4E2M1:
+      return 4;
+    case DType::kInt2:
+    case DType::kUInt2:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
 Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, Device device,
                        const std::string& what) {
   const int code = p.data_type();
@@ -190,10 +203,12 @@ Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, 
       break;
     }
     default:
-      if (IsPacked4Bit(dt)) {
-        // Two 4-bit values per int32_data entry (one byte's worth each).
-        CheckCount(p.int32_data(), (n + 1) / 2, t, what, "int32_data");
-        std::string packed(static_cast<size_t>((n + 1) / 2), '\0');
+      if (PackedBits(dt)) {
+        // Two 4-bit or four 2-bit values per int32_data entry (one byte's
+        // worth each).
+        const auto bytes = static_cast<int64_t>(PackedBytes(dt, n));
+        CheckCount(p.int32_data(), bytes, t, what, "int32_data");
+        std::string packed(static_cast<size_t>(bytes), '\0');
         for (int i = 0; i < p.int32_data_size(); ++i)
           packed[i] = static_cast<char>(p.int32_data(i));
         FillFromRaw(t, packed.data(), packed.size(), what);

@@ -12,6 +12,11 @@
 
 namespace singa::sonnx {
 
+// Bits per element of the types ONNX packs several to a byte in tensor data
+// (int4, uint4, float4e2m1: 4; int2, uint2: 2), lowest bits first; 0 for
+// the rest. In memory singa holds them one per byte.
+int PackedBits(DType dt);
+
 // A TensorProto's value on `device`. External data is read from below
 // `base_dir` (the model's folder) and refused when its path leaves it.
 // `what` names the tensor's owner for error messages ("initializer 'w'").

@@ -39,10 +39,6 @@ std::string Describe(const Tensor& t) {
   return s;
 }
 
-bool IsPacked4Bit(DType dt) {
-  return dt == DType::kInt4 || dt == DType::kUInt4 || dt == DType::kFloat4E2M1;
-}
-
 void TensorToProto(const Tensor& value, const std::string& name, onnx::TensorProto* p) {
   p->set_name(name);
   p->set_data_type(static_cast<int>(value.dtype()));
@@ -57,11 +53,14 @@ void TensorToProto(const Tensor& value, const std::string& name, onnx::TensorPro
   std::string raw;
   if (n > 0) {
     const auto* src = static_cast<const char*>(t.raw_data());
-    if (IsPacked4Bit(t.dtype())) {
-      // One value per byte in memory; two per byte in ONNX, low nibble first.
-      raw.assign(static_cast<size_t>((n + 1) / 2), '\0');
+    if (const int bits = PackedBits(t.dtype())) {
+      // One value per byte in memory; 8 / bits per byte in ONNX, lowest
+      // bits first.
+      const int per_byte = 8 / bits;
+      const int mask = (1 << bits) - 1;
+      raw.assign(static_cast<size_t>((n * bits + 7) / 8), '\0');
       for (int64_t i = 0; i < n; ++i)
-        raw[i / 2] |= static_cast<char>((src[i] & 0x0f) << (i % 2 ? 4 : 0));
+        raw[i / per_byte] |= static_cast<char>((src[i] & mask) << (i % per_byte * bits));
     } else {
       raw.assign(src, t.nbytes());
     }

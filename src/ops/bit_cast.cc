@@ -1,7 +1,7 @@
 // BitCast: the bytes of X reinterpreted as dtype `to` (same bit width, same
 // shape); no value conversion. Little endian, as this machine is.
-// NOTE: the 4-bit types are held one per byte here, so their bit patterns
-// are not what a packed 4-bit BitCast would see: they are not claimed.
+// NOTE: the 4- and 2-bit types are held one per byte here, so their bit
+// patterns are not what a packed BitCast would see: they are not claimed.
 // https://onnx.ai/onnx/operators/onnx__BitCast.html
 #include <cstring>
 
@@ -16,7 +16,8 @@ struct BitCastAttrs {
 
 bool Castable(DType d) {
   return d != DType::kString && d != DType::kUInt4 && d != DType::kInt4 &&
-         d != DType::kFloat4E2M1 && d != DType::kUndefined;
+         d != DType::kFloat4E2M1 && d != DType::kUInt2 && d != DType::kInt2 &&
+         d != DType::kUndefined;
 }
 
 SpecList Infer(const InferCtx& c, const BitCastAttrs& a) {

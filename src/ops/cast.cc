@@ -1,8 +1,9 @@
 // Cast, CastLike: elementwise dtype conversion between every type the spec
 // allows that singa holds (numeric, bool, string, float8 e4m3fn/e4m3fnuz/
-// e5m2/e5m2fnuz, int4, uint4, float4e2m1). Floats to integers truncate;
-// integers out of range wrap; numbers print as numpy does; float8 targets
-// round to nearest even and saturate (or not) per `saturate`.
+// e5m2/e5m2fnuz/e8m0, int4, uint4, float4e2m1, int2, uint2). Floats to
+// integers truncate; integers out of range wrap; numbers print as numpy
+// does; float8 targets round to nearest even and saturate (or not) per
+// `saturate`; float8e8m0 rounds per `round_mode`.
 // https://onnx.ai/onnx/operators/onnx__Cast.html
 // https://onnx.ai/onnx/operators/onnx__CastLike.html
 #include <algorithm>
@@ -13,8 +14,7 @@
 namespace singa {
 namespace {
 
-// round_mode only affects float8e8m0, which singa does not hold: it is
-// validated and otherwise has no effect.
+// round_mode only affects casts to float8e8m0.
 struct CastAttrs {
   DType to = DType::kUndefined;
   bool saturate = true;
@@ -25,7 +25,8 @@ const std::vector<DType>& CastTypes() {
   static const std::vector<DType> types = [] {
     std::vector<DType> t = dtypes::kAll;
     for (DType d : {DType::kFloat8E4M3FN, DType::kFloat8E4M3FNUZ, DType::kFloat8E5M2,
-                    DType::kFloat8E5M2FNUZ, DType::kUInt4, DType::kInt4, DType::kFloat4E2M1})
+                    DType::kFloat8E5M2FNUZ, DType::kUInt4, DType::kInt4, DType::kFloat4E2M1,
+                    DType::kFloat8E8M0, DType::kUInt2, DType::kInt2})
       t.push_back(d);
     return t;
   }();
@@ -52,10 +53,16 @@ SpecList CastLikeInfer(const InferCtx& c, const CastAttrs& a) {
 }
 
 // The computable type a packed type is widened to on its way in or out:
-// float for the small floats (exact), int64 for int4/uint4.
+// float for the small floats (exact), int64 for the 4- and 2-bit integers.
 DType Wide(DType packed) { return cpu::IsSmallFloat(packed) ? DType::kFloat32 : DType::kInt64; }
 
-void CastTensor(const Tensor& x, const Tensor& y, bool saturate) {
+cpu::E8M0Round RoundMode(const std::string& m) {
+  if (m == "down") return cpu::E8M0Round::kDown;
+  if (m == "nearest") return cpu::E8M0Round::kNearest;
+  return cpu::E8M0Round::kUp;
+}
+
+void CastTensor(const Tensor& x, const Tensor& y, bool saturate, cpu::E8M0Round round) {
   const DType sd = x.dtype(), dd = y.dtype();
   // A saturating cast to the same small float still clamps (e5m2's infinities).
   if ((sd == dd && !(saturate && cpu::IsSmallFloat(dd))) ||
@@ -69,13 +76,19 @@ void CastTensor(const Tensor& x, const Tensor& y, bool saturate) {
     if (cpu::IsSmallFloat(sd))
       cpu::Unary<uint8_t, float>(x, src, [sd](uint8_t b) { return cpu::DecodeFloat8(sd, b); });
     else
-      cpu::Unary<uint8_t, int64_t>(x, src, [sd](uint8_t b) { return cpu::DecodeInt4(sd, b); });
+      cpu::Unary<uint8_t, int64_t>(x, src, [sd](uint8_t b) { return cpu::DecodeSmallInt(sd, b); });
     if (!cpu::IsPacked(dd)) {
       cpu::ConvertCopy(src, y);
       return;
     }
   }
-  if (cpu::IsSmallFloat(dd)) {
+  if (dd == DType::kFloat8E8M0) {
+    // Through float32, as the spec's reference: its exponent field is the code.
+    Tensor narrow(src.shape(), DType::kFloat32, src.device());
+    cpu::ConvertCopy(src, narrow);
+    cpu::Unary<float, uint8_t>(
+        narrow, y, [saturate, round](float v) { return cpu::EncodeE8M0(v, saturate, round); });
+  } else if (cpu::IsSmallFloat(dd)) {
     // Through double: every float32 and int32 is exact there, so the value
     // is rounded once, into the target.
     Tensor wide(src.shape(), DType::kFloat64, src.device());
@@ -85,12 +98,12 @@ void CastTensor(const Tensor& x, const Tensor& y, bool saturate) {
   } else {
     Tensor wide(src.shape(), DType::kInt64, src.device());
     cpu::ConvertCopy(src, wide);
-    cpu::Unary<int64_t, uint8_t>(wide, y, [dd](int64_t v) { return cpu::EncodeInt4(dd, v); });
+    cpu::Unary<int64_t, uint8_t>(wide, y, [dd](int64_t v) { return cpu::EncodeSmallInt(dd, v); });
   }
 }
 
 void CastForward(KernelCtx& k, const CastAttrs& a) {
-  CastTensor(k.input(0), k.output(0), a.saturate);
+  CastTensor(k.input(0), k.output(0), a.saturate, RoundMode(a.round_mode));
 }
 
 // Backward (Cast and CastLike): float to float casts the gradient back to the
@@ -108,7 +121,8 @@ TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
 
 // Cast-6 takes `to` as a dtype code (Cast-1 took a string); 19 adds
 // saturate (float8), 24 round_mode (float8e8m0). The dtypes added in 9, 13,
-// 21 and 23 change no meaning, so each registration claims every type.
+// 21, 23, 24 and 25 change no meaning, so each registration claims every
+// type.
 SINGA_REGISTER_OP(Cast, CastAttrs)
     .since_opset(6)
     .inputs({"input"})

@@ -13,14 +13,15 @@
 namespace singa::ops {
 
 // Every dtype the core holds that the op-table harness can feed: numeric,
-// bool, string and the 8- and 4-bit types (held one per byte).
+// bool, string and the 8-, 4- and 2-bit types (held one per byte).
 // NOTE: complex64/complex128 are allowed by the spec but not claimed: the
 // harness has no way to generate them yet.
 inline const std::vector<DType>& AnyDType() {
   static const std::vector<DType> v = [] {
     std::vector<DType> all = dtypes::kAll;
     for (DType d : {DType::kFloat8E4M3FN, DType::kFloat8E4M3FNUZ, DType::kFloat8E5M2,
-                    DType::kFloat8E5M2FNUZ, DType::kUInt4, DType::kInt4, DType::kFloat4E2M1})
+                    DType::kFloat8E5M2FNUZ, DType::kUInt4, DType::kInt4, DType::kFloat4E2M1,
+                    DType::kFloat8E8M0, DType::kUInt2, DType::kInt2})
       all.push_back(d);
     return all;
   }();

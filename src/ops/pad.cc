@@ -115,7 +115,8 @@ Tensor PadValue(const KernelCtx& k) {
   if (k.has_input(2)) return k.input(2).Reshape({});
   const DType dt = k.input(0).dtype();
   if (dt == DType::kString) return Tensor::FromVector<std::string>({}, {std::string()});
-  // Zero bits are zero in every numeric format (float8, int4, ... included).
+  // Zero bits are zero in every numeric format (float8, int4, ... included)
+  // but float8e8m0, which has no zero: there they are 2^-127, its smallest.
   Tensor z({}, dt);
   std::memset(z.raw_data(), 0, SizeOf(dt));
   return z;

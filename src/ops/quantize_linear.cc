@@ -2,11 +2,11 @@
 // (de)quantization with a per-tensor, per-axis or blocked scale and zero point.
 //   QuantizeLinear:   y = saturate(round_half_even(x / scale) + zero_point)
 //   DequantizeLinear: y = (x - zero_point) * scale
-// Quantized types: int8/uint8/int16/uint16/int32 (Dequantize), int4/uint4
-// (held one per byte), float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz and float4e2m1
-// (float targets round to nearest even; `saturate` clamps). The arithmetic
-// follows the spec's reference: the division happens in the promoted type of
-// x and scale (or `precision`), dequantization in float32.
+// Quantized types: int8/uint8/int16/uint16/int32 (Dequantize), int4/uint4/
+// int2/uint2 (held one per byte), float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz and
+// float4e2m1 (float targets round to nearest even; `saturate` clamps). The
+// arithmetic follows the spec's reference: the division happens in the
+// promoted type of x and scale (or `precision`), dequantization in float32.
 // https://onnx.ai/onnx/operators/onnx__QuantizeLinear.html
 // https://onnx.ai/onnx/operators/onnx__DequantizeLinear.html
 // https://onnx.ai/onnx/operators/onnx__DynamicQuantizeLinear.html
@@ -39,6 +39,8 @@ std::vector<DType> QuantTypes(int opset, bool dequant) {
   if (opset >= 21)
     for (DType d : {DType::kInt16, DType::kUInt16, DType::kInt4, DType::kUInt4}) v.push_back(d);
   if (opset >= 23) v.push_back(DType::kFloat4E2M1);
+  if (opset >= 25)
+    for (DType d : {DType::kInt2, DType::kUInt2}) v.push_back(d);
   return v;
 }
 
@@ -59,6 +61,10 @@ std::pair<double, double> IntRange(DType dt) {
       return {-8, 7};
     case DType::kUInt4:
       return {0, 15};
+    case DType::kInt2:
+      return {-2, 1};
+    case DType::kUInt2:
+      return {0, 3};
     default:
       return VisitNumeric(dt, []<class T>(Tag<T>) {
         return std::pair<double, double>(static_cast<double>(std::numeric_limits<T>::min()),
@@ -77,7 +83,7 @@ std::vector<double> Decode(const Tensor& t) {
   const DType dt = t.dtype();
   for (int64_t i = 0; i < c.numel(); ++i)
     v[i] = cpu::IsSmallFloat(dt) ? cpu::DecodeFloat8(dt, p[i])
-                                 : static_cast<double>(cpu::DecodeInt4(dt, p[i]));
+                                 : static_cast<double>(cpu::DecodeSmallInt(dt, p[i]));
   return v;
 }
 
@@ -170,7 +176,8 @@ void Encode(const std::vector<double>& values, const Tensor& y, bool saturate) {
     if (cpu::IsSmallFloat(dt))
       for (int64_t i = 0; i < n; ++i) p[i] = cpu::EncodeFloat8(dt, values[i], saturate);
     else
-      for (int64_t i = 0; i < n; ++i) p[i] = cpu::EncodeInt4(dt, static_cast<int64_t>(values[i]));
+      for (int64_t i = 0; i < n; ++i)
+        p[i] = cpu::EncodeSmallInt(dt, static_cast<int64_t>(values[i]));
     return;
   }
   VisitNumeric(dt, [&]<class T>(Tag<T>) {
@@ -331,11 +338,12 @@ void Register(int opset, bool quantize) {
 // QuantizeLinear/DequantizeLinear: 13 adds per-axis scales, 19 float8 and
 // saturate, 21 blocking, int16/uint16/int4/uint4 and output_dtype
 // (Quantize), 23 float4e2m1, precision (Quantize) and output_dtype
-// (Dequantize). 24, 25 and 28 only add types singa does not hold
-// (float8e8m0, int2, float6): the version 23 registration serves them.
+// (Dequantize), 25 int2/uint2. 24 only adds float8e8m0 scales and 28
+// float6, neither supported here: the version 23 and 25 registrations serve
+// them.
 namespace {
 [[maybe_unused]] const bool kRegistered = [] {
-  for (int opset : {10, 13, 19, 21, 23}) {
+  for (int opset : {10, 13, 19, 21, 23, 25}) {
     Register(opset, true);
     Register(opset, false);
   }

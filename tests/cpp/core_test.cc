@@ -92,6 +92,59 @@ TEST(DType, NamesRoundTrip) {
   EXPECT_THROW(DTypeFromName("float128"), DTypeError);
 }
 
+// The enumerators are ONNX's TensorProto.DataType codes; sub-byte types take
+// one byte in memory.
+TEST(DType, CodesNamesAndSizesOfTheNewestTypes) {
+  struct Row {
+    DType dt;
+    int code;
+    const char* name;
+  };
+  for (const Row& r :
+       {Row{DType::kFloat8E4M3FN, 17, "float8e4m3fn"}, Row{DType::kUInt4, 21, "uint4"},
+        Row{DType::kInt4, 22, "int4"}, Row{DType::kFloat4E2M1, 23, "float4e2m1"},
+        Row{DType::kFloat8E8M0, 24, "float8e8m0"}, Row{DType::kUInt2, 25, "uint2"},
+        Row{DType::kInt2, 26, "int2"}}) {
+    EXPECT_EQ(static_cast<int>(r.dt), r.code) << r.name;
+    EXPECT_EQ(Name(r.dt), r.name);
+    EXPECT_EQ(SizeOf(r.dt), 1u) << r.name;
+    EXPECT_FALSE(IsComputable(r.dt)) << r.name;
+  }
+  EXPECT_EQ(kNumDTypes, 27);
+  EXPECT_THROW(Name(static_cast<DType>(kNumDTypes)), DTypeError);
+}
+
+// Cast into and out of int2/uint2 (low two bits kept) and float8e8m0 (powers
+// of two; round_mode decides between neighbours).
+TEST(DType, SubByteAndE8M0CastsRoundTrip) {
+  Tensor x = Tensor::FromVector<float>({6}, {-3.f, -2.f, -1.f, 0.f, 1.f, 2.f});
+  Tensor i2 = CallOp("Cast", {x}, {{"to", int64_t{26}}})[0];
+  EXPECT_EQ(i2.dtype(), DType::kInt2);
+  EXPECT_EQ(CallOp("Cast", {i2}, {{"to", int64_t{1}}})[0].ToVector<float>(),
+            (std::vector<float>{1, -2, -1, 0, 1, -2}));
+  Tensor u2 = CallOp("Cast", {x}, {{"to", int64_t{25}}})[0];
+  EXPECT_EQ(CallOp("Cast", {u2}, {{"to", int64_t{1}}})[0].ToVector<float>(),
+            (std::vector<float>{1, 2, 3, 0, 1, 2}));
+  Tensor v = Tensor::FromVector<float>({5}, {0.3f, 0.375f, 1.f, 3e38f, NAN});
+  auto e8m0 = [&](const char* mode, bool saturate) {
+    Tensor e = CallOp("Cast", {v},
+                      {{"to", int64_t{24}},
+                       {"round_mode", std::string(mode)},
+                       {"saturate", int64_t{saturate}}})[0];
+    EXPECT_EQ(e.dtype(), DType::kFloat8E8M0);
+    return CallOp("Cast", {e}, {{"to", int64_t{1}}})[0].ToVector<float>();
+  };
+  const float big = std::ldexp(1.f, 127);
+  std::vector<float> up = e8m0("up", true), down = e8m0("down", true), near = e8m0("nearest", true);
+  EXPECT_EQ(std::vector<float>(up.begin(), up.end() - 1), (std::vector<float>{0.5f, 0.5f, 1, big}));
+  EXPECT_EQ(std::vector<float>(down.begin(), down.end() - 1),
+            (std::vector<float>{0.25f, 0.25f, 1, big}));
+  EXPECT_EQ(std::vector<float>(near.begin(), near.end() - 1),
+            (std::vector<float>{0.25f, 0.5f, 1, big}));
+  EXPECT_TRUE(std::isnan(up.back()));
+  EXPECT_TRUE(std::isnan(e8m0("up", false)[3]));  // past the largest exponent
+}
+
 TEST(DType, HalfRoundTripsEveryBitPattern) {
   for (uint32_t h = 0; h < 65536; ++h) {
     float f = Half::ToFloat(static_cast<uint16_t>(h));

@@ -31,10 +31,13 @@ NP_DTYPES = {
     "float8e4m3fn": ml_dtypes.float8_e4m3fn, "float8e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
     "float8e5m2": ml_dtypes.float8_e5m2, "float8e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
     "int4": ml_dtypes.int4, "uint4": ml_dtypes.uint4, "float4e2m1": ml_dtypes.float4_e2m1fn,
+    "float8e8m0": ml_dtypes.float8_e8m0fnu, "int2": ml_dtypes.int2, "uint2": ml_dtypes.uint2,
 }
 CARRIER = {1: np.uint8, 2: np.uint16}
 SPECIAL = {"bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
-           "int4", "uint4", "float4e2m1"}
+           "int4", "uint4", "float4e2m1", "float8e8m0", "int2", "uint2"}
+# [min, max] of the integer types np.iinfo does not know.
+SMALL_INT_RANGE = {"int4": (-8, 7), "uint4": (0, 15), "int2": (-2, 1), "uint2": (0, 3)}
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 
 
@@ -125,17 +128,18 @@ def make_array(spec, dtype: str, rng: np.random.Generator) -> np.ndarray | None:
         v = rng.uniform(low, spec.high, size=shape)
         if spec.nonzero:
             v = np.where(np.abs(v) < 0.1, 0.5, v)
+        if dtype == "float8e8m0":
+            # Powers of two only, no sign, no zero: magnitudes away from 0.
+            v = np.abs(v) + 2.0**-6
         return v.astype(nd)
-    info = np.iinfo(nd) if dtype not in ("int4", "uint4") else None
     lo, hi = int(np.floor(spec.low)), int(np.ceil(spec.high))
     if spec.positive:
         lo = max(lo, 1)
-    if info is not None:
-        lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
-    elif dtype == "uint4":
-        lo, hi = max(lo, 0), min(hi, 15)
+    if dtype in SMALL_INT_RANGE:
+        tmin, tmax = SMALL_INT_RANGE[dtype]
     else:
-        lo, hi = max(lo, -8), min(hi, 7)
+        tmin, tmax = int(np.iinfo(nd).min), int(np.iinfo(nd).max)
+    lo, hi = max(lo, tmin), min(hi, tmax)
     v = rng.integers(lo, hi + 1, size=shape)
     if spec.nonzero:
         v = np.where(v == 0, 1, v)

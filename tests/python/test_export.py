@@ -99,8 +99,9 @@ ONNX_REFUSES = ("Pad-axes_int32", "Pad-axes_reflect_f64", "OneHot-scalar", "Tran
                 "MeanVarianceNormalization-2x3x4x5",
                 # onnx marks GroupNormalization-18 deprecated: no opset accepts it.
                 "GroupNormalization-opset18")
+# numpy cannot carry these into onnxruntime.
 ORT_DTYPES = {"bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
-              "int4", "uint4", "float4e2m1"}  # numpy cannot carry them into onnxruntime
+              "int4", "uint4", "float4e2m1", "float8e8m0", "int2", "uint2"}
 # float32 summation order: onnxruntime adds in another order, and the error
 # of a sum is relative to its summands (up to ~50 in the rows), not to the result.
 ORT_ATOL = 1e-5

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -386,6 +387,39 @@ def test_external_data_outside_the_model_folder_is_refused(tmp_path, location):
     path.write_bytes(model.SerializeToString())
     with pytest.raises(OSError, match="initializer 'w'.*outside.bin"):
         sonnx.prepare(str(path))
+
+
+def _cast_add_model(w):
+    """y = x + Cast(w, to=float) with w an initializer."""
+    nodes = [helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT),
+             helper.make_node("Add", ["x", "wf"], ["y"])]
+    return _one_node_model(nodes, [_vi("x", (5,))], [_vi("y", (5,))], [w], opset=25)
+
+
+@pytest.mark.parametrize("dt,values", [
+    (ml_dtypes.int2, [1, -2, -1, 0, 1]), (ml_dtypes.uint2, [3, 0, 2, 1, 3]),
+    (ml_dtypes.float8_e8m0fnu, [0.25, 1, 2, 1024, 2.0**-100]), (ml_dtypes.int4, [7, -8, 0, 1, -1])])
+@pytest.mark.parametrize("raw", [True, False])
+def test_packed_initializers_are_read(dt, values, raw):
+    """2-bit types come four to a byte (int4 two), in raw_data or int32_data."""
+    w = np.array(values, np.float32).astype(dt)
+    proto = helper.make_tensor("w", helper.np_dtype_to_tensor_dtype(w.dtype), [5],
+                               w if raw else w.astype(np.float32), raw=raw)
+    x = np.arange(5, dtype=np.float32)
+    got = sonnx.prepare(_cast_add_model(proto)).run([x])[0]
+    np.testing.assert_array_equal(tensor.to_numpy(got), x + w.astype(np.float32))
+
+
+def test_packed_initializer_of_the_wrong_size_names_the_tensor():
+    w = TensorProto(name="w", data_type=TensorProto.INT2, dims=[5], raw_data=b"\x00\x00\x00")
+    with pytest.raises(ValueError, match="initializer 'w'.*3 bytes.*int2.*expected 2"):
+        sonnx.prepare(_cast_add_model(w))
+    w = TensorProto(name="w", data_type=TensorProto.UINT2, dims=[5], int32_data=[0])
+    with pytest.raises(ValueError, match="initializer 'w'.*1 values in int32_data.*uint2"):
+        sonnx.prepare(_cast_add_model(w))
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT8E8M0, dims=[5], raw_data=b"\x7f")
+    with pytest.raises(ValueError, match="initializer 'w'.*1 bytes.*float8e8m0.*expected 5"):
+        sonnx.prepare(_cast_add_model(w))
 
 
 def test_external_data_errors_name_the_tensor(tmp_path):

@@ -97,7 +97,7 @@ ROUND_TRIP = [np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, n
               np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64,
               ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2,
               ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2fnuz, ml_dtypes.int4,
-              ml_dtypes.uint4]
+              ml_dtypes.uint4, ml_dtypes.float8_e8m0fnu, ml_dtypes.int2, ml_dtypes.uint2]
 
 
 @pytest.mark.parametrize("dt", ROUND_TRIP, ids=lambda d: np.dtype(d).name)
@@ -107,7 +107,8 @@ def test_round_trip_every_dtype(dt):
     elif np.dtype(dt).kind == "c":
         a = (arr((3, 4)) + 1j * arr((3, 4))).astype(dt)
     else:
-        a = np.arange(12).reshape(3, 4).astype(np.float32).astype(dt)
+        start = 1 if np.dtype(dt) == ml_dtypes.float8_e8m0fnu else 0  # e8m0 has no zero
+        a = np.arange(start, start + 12).reshape(3, 4).astype(np.float32).astype(dt)
     t = tensor.from_numpy(a)
     assert t.shape == (3, 4)
     assert tensor.to_numpy(t).dtype == np.dtype(dt)

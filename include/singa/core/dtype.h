@@ -6,8 +6,9 @@
 //   Name(dt);                   // "float16"
 //   VisitDType(dt, [&]<class T>(Tag<T>) { ... T is singa::Half here ... });
 //
-// Every ONNX element type exists. Sub-byte types (int4, uint4, float4e2m1) are
-// held one element per byte in memory; packing is a file-format concern only.
+// Every ONNX element type up to int2 exists. Sub-byte types (int4, uint4,
+// float4e2m1, int2, uint2) are held one element per byte in memory; packing
+// is a file-format concern only.
 // Strings are held as std::string objects.
 #pragma once
 
@@ -46,8 +47,11 @@ enum class DType : uint8_t {
   kUInt4 = 21,
   kInt4 = 22,
   kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
 };
-inline constexpr int kNumDTypes = 24;
+inline constexpr int kNumDTypes = 27;
 
 // IEEE binary16, converted through float. Arithmetic happens in float.
 struct Half {

@@ -3,6 +3,7 @@
 #include "kernels/cpu/float8.h"
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -119,6 +120,11 @@ uint8_t Encode(const Format& f, double x, bool saturate) {
 using Table = std::array<float, 256>;
 Table MakeTable(DType dt) {
   Table t;
+  if (dt == DType::kFloat8E8M0) {  // 2^(b - 127); 2^-127 is a float32 subnormal
+    for (int b = 0; b < 255; ++b) t[b] = std::ldexp(1.0f, b - 127);
+    t[255] = std::numeric_limits<float>::quiet_NaN();
+    return t;
+  }
   const Format& f = FormatOf(dt);
   for (int b = 0; b < 256; ++b) t[b] = Decode(f, static_cast<uint8_t>(b & ((1 << f.bits()) - 1)));
   return t;
@@ -133,13 +139,18 @@ bool IsSmallFloat(DType dt) {
     case DType::kFloat8E5M2:
     case DType::kFloat8E5M2FNUZ:
     case DType::kFloat4E2M1:
+    case DType::kFloat8E8M0:
       return true;
     default:
       return false;
   }
 }
 
-bool IsPacked(DType dt) { return IsSmallFloat(dt) || dt == DType::kInt4 || dt == DType::kUInt4; }
+bool IsSmallInt(DType dt) {
+  return dt == DType::kInt4 || dt == DType::kUInt4 || dt == DType::kInt2 || dt == DType::kUInt2;
+}
+
+bool IsPacked(DType dt) { return IsSmallFloat(dt) || IsSmallInt(dt); }
 
 float DecodeFloat8(DType dt, uint8_t b) {
   static const Table e4m3fn = MakeTable(DType::kFloat8E4M3FN);
@@ -147,6 +158,7 @@ float DecodeFloat8(DType dt, uint8_t b) {
   static const Table e5m2 = MakeTable(DType::kFloat8E5M2);
   static const Table e5m2fnuz = MakeTable(DType::kFloat8E5M2FNUZ);
   static const Table e2m1 = MakeTable(DType::kFloat4E2M1);
+  static const Table e8m0 = MakeTable(DType::kFloat8E8M0);
   switch (dt) {
     case DType::kFloat8E4M3FN:
       return e4m3fn[b];
@@ -158,13 +170,41 @@ float DecodeFloat8(DType dt, uint8_t b) {
       return e5m2fnuz[b];
     case DType::kFloat4E2M1:
       return e2m1[b];
+    case DType::kFloat8E8M0:
+      return e8m0[b];
     default:
       throw DTypeError("not a small float dtype: " + std::string(Name(dt)));
   }
 }
 
 uint8_t EncodeFloat8(DType dt, double x, bool saturate) {
+  if (dt == DType::kFloat8E8M0) return EncodeE8M0(static_cast<float>(x), saturate, E8M0Round::kUp);
   return Encode(FormatOf(dt), x, saturate);
+}
+
+// The float32 exponent field is the e8m0 code of the value rounded down;
+// the mantissa bits decide whether to step up one code.
+uint8_t EncodeE8M0(float x, bool saturate, E8M0Round mode) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  const uint32_t e = (bits >> 23) & 0xffu;
+  if (e == 0xffu) return 0xff;  // infinity, NaN
+  bool up = false;
+  switch (mode) {
+    case E8M0Round::kUp:
+      up = (bits & 0x7fffffu) != 0;
+      break;
+    case E8M0Round::kDown:
+      break;
+    case E8M0Round::kNearest: {
+      // NOTE: as the reference: guard bit set, and any lower bit or a normal
+      // value (lsb = exponent > 0), so a subnormal tie rounds down.
+      const bool guard = bits & 0x400000u, round = bits & 0x200000u, sticky = bits & 0x1fffffu;
+      up = guard && (round || sticky || e > 0);
+      break;
+    }
+  }
+  if (up && saturate && e == 0xfeu) up = false;
+  return static_cast<uint8_t>(e + (up ? 1 : 0));
 }
 
 }  // namespace singa::cpu

@@ -3,7 +3,7 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto as TP
 
-from op_harness import Case, ErrorCase, T, V
+from op_harness import Case, ErrorCase, T, V, np_dtype
 
 CASES = []
 ERROR_CASES = []
@@ -16,22 +16,39 @@ CODE = {
     "float8e4m3fn": TP.FLOAT8E4M3FN, "float8e4m3fnuz": TP.FLOAT8E4M3FNUZ,
     "float8e5m2": TP.FLOAT8E5M2, "float8e5m2fnuz": TP.FLOAT8E5M2FNUZ,
     "uint4": TP.UINT4, "int4": TP.INT4, "float4e2m1": TP.FLOAT4E2M1,
+    "float8e8m0": TP.FLOAT8E8M0, "uint2": TP.UINT2, "int2": TP.INT2,
 }
 F8 = ["float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz"]
-PACKED = F8 + ["uint4", "int4", "float4e2m1"]
+PACKED = F8 + ["uint4", "int4", "float4e2m1", "float8e8m0", "uint2", "int2"]
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 NUMERIC = [n for n in CODE if n not in ("string", "bool") and n not in PACKED]
 NON_STRING = [n for n in CODE if n != "string"]
-UNSIGNED = ["uint8", "uint16", "uint32", "uint64", "uint4"]
+# float8e8m0 has no sign: a negative value cast to it is undefined.
+UNSIGNED = ["uint8", "uint16", "uint32", "uint64", "uint4", "uint2", "float8e8m0"]
 NP_OF = {"float8e4m3fn": ml_dtypes.float8_e4m3fn, "int4": ml_dtypes.int4,
-         "float4e2m1": ml_dtypes.float4_e2m1fn, "bfloat16": ml_dtypes.bfloat16}
+         "float4e2m1": ml_dtypes.float4_e2m1fn, "bfloat16": ml_dtypes.bfloat16,
+         "int2": ml_dtypes.int2, "float8e8m0": ml_dtypes.float8_e8m0fnu}
+
+
+def oracle_casts(src, to):
+    """Whether the oracle can cast src to to: it casts to float8e8m0 through
+    float32, everything else with ml_dtypes, which has no cast between some
+    of the sub-byte types (int4 and uint4, float8e8m0 to the 4- and 2-bit
+    types, ...)."""
+    if to == "float8e8m0":
+        return True
+    try:
+        np.zeros(1, np_dtype(src)).astype(np_dtype(to))
+    except TypeError:
+        return False
+    return True
+
 
 # Every (source, target) pair without strings. Float to integer is undefined
 # out of range, so unsigned targets see values >= 0.
 for _to in NON_STRING:
     _low = 0 if _to in UNSIGNED else -3
-    # The oracle (ml_dtypes) cannot cast between int4 and uint4.
-    _src = [n for n in NON_STRING if {n, _to} != {"int4", "uint4"}]
+    _src = [n for n in NON_STRING if oracle_casts(n, _to)]
     CASES.append(Case("Cast", [T((2, 3, 4), low=_low, high=3)], attrs={"to": CODE[_to]},
                       dtypes=_src, id=f"to_{_to}"))
 
@@ -91,12 +108,34 @@ for _t in F8 + ["float4e2m1"]:
 CASES.append(Case("Cast", [T((14,), values=[0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 7, 100, -100,
                                             np.inf, -np.inf, -0.0, -0.1])],
                   attrs={"to": TP.FLOAT4E2M1}, dtypes=FLOATS, id="to_float4e2m1_special"))
-# int4/uint4: higher bits are discarded.
+# float8e8m0: each round_mode with and without saturation, on powers of two,
+# values between them (ties included), float32 subnormals, the largest
+# exponent, infinity and NaN. (Inputs pass through float32, as the spec's
+# reference: float64 ties that float32 cannot hold are not sought.)
+_E8M0_VALUES = [0.0, 1.0, 0.3, 0.375, 0.75, 1.5, 3.0, 2.0**-126, 2.0**-127, 1.5 * 2.0**-127,
+                1e-40, 1.7e38, 3e38, 2.0**127, np.inf, np.nan, 1000.0, 2.0**-20]
+for _mode in ("up", "down", "nearest"):
+    for _sat in (0, 1):
+        CASES.append(Case("Cast", [T((len(_E8M0_VALUES),), values=_E8M0_VALUES)],
+                          attrs={"to": TP.FLOAT8E8M0, "round_mode": _mode, "saturate": _sat},
+                          dtypes=["float32", "float64"], id=f"to_float8e8m0_{_mode}_sat{_sat}"))
+CASES.append(Case("Cast", [T((8,), values=[0.3, 0.75, 1.5, 3.0, 6e4, 2.0**-20, np.inf, 0.0])],
+                  attrs={"to": TP.FLOAT8E8M0, "round_mode": "nearest"},
+                  dtypes=["float16", "bfloat16", "float8e4m3fn", "float8e5m2"],
+                  id="to_float8e8m0_narrow"))
+_e8m0_codes = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float64)
+CASES.append(Case("Cast", [T((256,), values=_e8m0_codes)], attrs={"to": TP.FLOAT},
+                  dtypes=["float8e8m0"], id="all_codes_float8e8m0"))
+# int4/uint4/int2/uint2: higher bits are discarded.
 CASES += [
     Case("Cast", [T((6,), values=[-9, 8, 20, -8, 7, 15])], attrs={"to": TP.INT4},
          dtypes=["int8", "int32", "int64", "float32"], id="to_int4_wrap"),
     Case("Cast", [T((5,), values=[17, 16, 15, 31, 100])], attrs={"to": TP.UINT4},
          dtypes=["uint8", "int32", "float64"], id="to_uint4_wrap"),
+    Case("Cast", [T((7,), values=[-3, 2, 5, -2, 1, -9, 6])], attrs={"to": TP.INT2},
+         dtypes=["int8", "int32", "int64", "float32"], id="to_int2_wrap"),
+    Case("Cast", [T((5,), values=[4, 5, 3, 7, 100])], attrs={"to": TP.UINT2},
+         dtypes=["uint8", "int32", "float64"], id="to_uint2_wrap"),
     Case("Cast", [T((4,), values=[200, -56, 300, -129])], attrs={"to": TP.INT8},
          dtypes=["int16", "int32", "int64"], id="to_int8_wrap"),
 ]
@@ -115,22 +154,28 @@ CASES += [
          dtypes=["float4e2m1"], id="opset23"),
     Case("Cast", [T((2, 3))], attrs={"to": TP.FLOAT, "round_mode": "down"}, opset=24,
          dtypes=["float16", "float8e5m2"], id="round_mode_down"),
+    Case("Cast", [T((3,), values=[0.3, 1, 5])], attrs={"to": TP.FLOAT8E8M0, "round_mode": "down"},
+         opset=24, dtypes=["float32"], id="opset24"),
+    Case("Cast", [T((3,), values=[-3, 1, 5])], attrs={"to": TP.INT2}, opset=25,
+         dtypes=["float32", "int8"], id="opset25"),
     Case("Cast", [T((2, 3))], attrs={"to": TP.INT32, "round_mode": "nearest"},
          dtypes=["float32"], id="round_mode_nearest"),
     Case("Cast", [T(())], attrs={"to": TP.FLOAT8E5M2}, dtypes=["float32", "int64"], id="scalar"),
     Case("Cast", [T((0, 3))], attrs={"to": TP.INT4}, dtypes=["float32", "float8e4m3fn"],
          id="empty"),
+    Case("Cast", [T((0, 3))], attrs={"to": TP.FLOAT8E8M0}, dtypes=["float32", "int2"],
+         id="empty_to_float8e8m0"),
     Case("Cast", [T((300, 250))], attrs={"to": TP.FLOAT16}, dtypes=["float32", "float64"],
          id="large"),
 ]
 
 # CastLike: the target dtype comes from the second input.
 for _to in ["float16", "bfloat16", "float64", "int8", "uint64", "bool", "float8e4m3fn", "int4",
-            "float4e2m1"]:
+            "float4e2m1", "int2", "float8e8m0"]:
     _low = 0 if _to in UNSIGNED else -3
     CASES.append(Case("CastLike", [T((2, 3, 4), low=_low, high=3),
                                    V(np.zeros((1,), NP_OF.get(_to, _to)), NP_OF.get(_to, _to))],
-                      dtypes=[n for n in NON_STRING if {n, _to} != {"int4", "uint4"}],
+                      dtypes=[n for n in NON_STRING if oracle_casts(n, _to)],
                       id=f"like_{_to}"))
 CASES += [
     Case("CastLike", [T((2, 3), low=-50, high=50), V(["x"], object)],

@@ -37,6 +37,20 @@ CASES += [
          id="int4"),
     Case("QuantizeLinear", [T((3, 4), low=-5, high=40), V(2.0, _S), V(1, ml_dtypes.uint4)],
          id="uint4"),
+    # int2/uint2: most values saturate to [-2, 1] / [0, 3].
+    Case("QuantizeLinear", [T((3, 4), low=-8, high=8), V(2.0, _S), V(-1, ml_dtypes.int2)],
+         id="int2"),
+    Case("QuantizeLinear", [T((3, 4), low=-3, high=10), V(2.0, _S), V(1, ml_dtypes.uint2)],
+         id="uint2"),
+    Case("QuantizeLinear", [T((2, 3, 4), low=-8, high=8), V([1.0, 2.0, 4.0], _S),
+                            V([0, -2, 1], ml_dtypes.int2)], id="per-axis-int2"),
+    Case("QuantizeLinear", [T((2, 4), low=-8, high=8), V([[1.0, 2.0], [4.0, 0.5]], _S),
+                            V([[0, 1], [2, 3]], ml_dtypes.uint2)], {"axis": 1, "block_size": 2},
+         id="blocked-uint2"),
+    Case("QuantizeLinear", [T((3, 4), low=-6, high=6), V(1.5, _S)],
+         {"output_dtype": TensorProto.INT2}, id="output-dtype-int2"),
+    Case("QuantizeLinear", [T((2, 3), low=-6, high=6), V(2.0, _S), V(0, ml_dtypes.int2)],
+         opset=25, id="int2-opset25"),
     Case("QuantizeLinear", [T((3, 4), low=-1000, high=1000), V(0.5, _S),
                             V(0, ml_dtypes.float8_e4m3fn)], id="e4m3fn"),
     Case("QuantizeLinear", [T((3, 4), low=-1000, high=1000), V(0.5, _S),
@@ -76,7 +90,7 @@ CASES += [
 ]
 
 # DequantizeLinear: x is swept over the quantized types.
-_INTS = ["int8", "uint8", "int16", "uint16", "int32", "int4", "uint4"]
+_INTS = ["int8", "uint8", "int16", "uint16", "int32", "int4", "uint4", "int2", "uint2"]
 CASES += [
     Case("DequantizeLinear", [T((2, 3, 4), low=-100, high=100), V(0.5, _S)]),
     Case("DequantizeLinear", [T((2, 3, 4), low=-100, high=100), V(0.5, np.float16)],
@@ -96,6 +110,8 @@ CASES += [
                               V(0, ml_dtypes.float8_e4m3fn)], dtypes=["float8e4m3fn"],
          id="f8-zp"),
     Case("DequantizeLinear", [T((0, 4)), V(0.5, _S)], id="empty"),
+    Case("DequantizeLinear", [T((2, 3)), V(0.5, _S), V(1, ml_dtypes.uint2)], opset=25,
+         dtypes=["uint2"], id="uint2-opset25"),
 ]
 
 CASES += [
@@ -114,6 +130,9 @@ ERROR_CASES += [
     ErrorCase("QuantizeLinear", [T((2, 3)), V([1.0, 2.0, 3.0], _S), V([1, 2], np.uint8)],
               match="zero point"),
     ErrorCase("DequantizeLinear", [T((2, 3)), V(1.0, _S)], match="not supported"),
+    # int2 arrived in opset 25.
+    ErrorCase("QuantizeLinear", [T((2, 3)), V(1.0, _S), V(0, ml_dtypes.int2)], opset=23,
+              match="not supported"),
     ErrorCase("DequantizeLinear", [T((2, 3), low=0, high=5), V(1.0, _S), V(1, np.uint8)],
               dtype="int8", match="zero point"),
     ErrorCase("DynamicQuantizeLinear", [T((2, 3))], dtype="float16",
