@@ -6,9 +6,11 @@
 // position is counted once: 1-grams have no gap, so only gap 0 counts them.
 // The count of the i-th pool n-gram goes to column ngram_indexes[i] of Y
 // ([output_size] or [B, output_size], float32, output_size = max(ngram_indexes)
-// + 1), then mode weighs it: TF the count, IDF weights[column] if the count
-// is positive (else 0; 1 without weights), TFIDF weights[column] * count.
-// Indexing weights by output column is what onnxruntime and onnx's reference do.
+// + 1), then mode weighs it: TF the count, IDF the weight if the count is
+// positive (else 0; 1 without weights), TFIDF weight * count.
+// NOTE: weights[i] is the weight of the i-th pool n-gram, as the spec says and
+// onnxruntime does; onnx's reference indexes weights by output column instead
+// (the same where ngram_indexes is 0, 1, 2, ...).
 // https://onnx.ai/onnx/operators/onnx__TfIdfVectorizer.html
 #include <map>
 #include <unordered_map>
@@ -69,13 +71,9 @@ void CheckAttrs(const TfIdfAttrs& a, const std::string& where) {
                     << grams << " n-grams of the pool");
   for (int64_t c : a.ngram_indexes)
     SINGA_CHECK(c >= 0, ShapeError, where << ": ngram_indexes has a negative column " << c);
-  if (!a.weights.empty()) {
-    int64_t size = 0;
-    for (int64_t c : a.ngram_indexes) size = std::max(size, c + 1);
-    SINGA_CHECK(std::ssize(a.weights) >= size, ShapeError,
-                where << ": weights has " << a.weights.size() << " entries for " << size
-                      << " output columns");
-  }
+  SINGA_CHECK(a.weights.empty() || a.weights.size() == a.ngram_indexes.size(), ShapeError,
+              where << ": weights has " << a.weights.size() << " entries for the " << grams
+                    << " n-grams of the pool");
 }
 
 // Builds the pool over token ids; `token` gives the id of pool item i.
@@ -128,6 +126,10 @@ void Count(KernelCtx& k, const TfIdfAttrs& a, const std::vector<K>& pool_items) 
   const In* in = x.data<In>();
   std::vector<int64_t> ids(cols), gram;
   std::vector<int64_t> counts(size);
+  // A column's weight is its n-gram's (the last one's if several share it).
+  std::vector<float> weight(size, 1.0f);
+  if (!a.weights.empty())
+    for (size_t i = 0; i < a.ngram_indexes.size(); ++i) weight[a.ngram_indexes[i]] = a.weights[i];
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < cols; ++j) {
       auto it = tokens.find(static_cast<K>(in[r * cols + j]));
@@ -152,13 +154,12 @@ void Count(KernelCtx& k, const TfIdfAttrs& a, const std::vector<K>& pool_items) 
     }
     float* row = out + r * size;
     for (int64_t col = 0; col < size; ++col) {
-      const float w = a.weights.empty() ? 1.0f : a.weights[col];
       if (a.mode == "TF")
         row[col] = static_cast<float>(counts[col]);
       else if (a.mode == "IDF")
-        row[col] = counts[col] > 0 ? w : 0.0f;
+        row[col] = counts[col] > 0 ? weight[col] : 0.0f;
       else
-        row[col] = w * static_cast<float>(counts[col]);
+        row[col] = weight[col] * static_cast<float>(counts[col]);
     }
   }
 }

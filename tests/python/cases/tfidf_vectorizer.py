@@ -1,7 +1,10 @@
 """Rows for src/ops/tfidf_vectorizer.cc.
 
 onnx's reference evaluator fails on IDF and TFIDF without weights (it takes
-len(None)), so those modes have rows with weights only."""
+len(None)), so those modes have rows with weights only; and it indexes the
+weights by output column where the spec (and onnxruntime) index them by pool
+n-gram, so weighted rows keep ngram_indexes in pool order (0, 1, 2, ...),
+where the two agree."""
 import numpy as np
 
 from op_harness import Case, ErrorCase, T, V
@@ -44,8 +47,13 @@ CASES = [
     Case("TfIdfVectorizer", [T((2, 12))],
          {"mode": "TFIDF", "min_gram_length": 1, "max_gram_length": 2, "max_skip_count": 2,
           "pool_strings": ["s1", "s5", "s7", "s2", "s3", "s4", "s4", "s9", "s0"],
-          "ngram_counts": [0, 3], "ngram_indexes": [2, 0, 1, 3, 4, 5],
+          "ngram_counts": [0, 3], "ngram_indexes": [0, 1, 2, 3, 4, 5],
           "weights": [1.5, 2, 0.5, 3, 1, 1]}, dtypes=["string"], id="strings"),
+    Case("TfIdfVectorizer", [T((2, 12))],
+         {"mode": "TF", "min_gram_length": 1, "max_gram_length": 2, "max_skip_count": 2,
+          "pool_strings": ["s1", "s5", "s7", "s2", "s3", "s4", "s4", "s9", "s0"],
+          "ngram_counts": [0, 3], "ngram_indexes": [2, 0, 1, 3, 5, 4]}, dtypes=["string"],
+         id="strings-columns"),
     Case("TfIdfVectorizer", [T((7,))],
          {"mode": "TF", "min_gram_length": 1, "max_gram_length": 1, "max_skip_count": 0,
           "pool_strings": ["s1", "s2"], "ngram_counts": [0], "ngram_indexes": [0, 1]},
@@ -56,6 +64,8 @@ CASES = [
 ]
 ERROR_CASES = [
     ErrorCase("TfIdfVectorizer", [SEQ], {**tf(2, 2, 0), "mode": "BM25"}, match="mode must be"),
+    ErrorCase("TfIdfVectorizer", [SEQ], {**tf(2, 2, 0), "mode": "IDF", "weights": [1.0, 2.0]},
+              match="weights has 2 entries for the 7 n-grams"),
     ErrorCase("TfIdfVectorizer", [SEQ], {**tf(2, 2, 0), "pool_strings": ["a"]},
               match="exactly one of pool_int64s and pool_strings"),
     ErrorCase("TfIdfVectorizer", [SEQ], tf(3, 2, 0), match="min_gram_length <= max_gram_length"),
