@@ -12,16 +12,8 @@ SpecList Infer(const InferCtx& c, const NoAttrs&) {
   const Shape& x = c.shape(0);
   SINGA_CHECK(!x.empty(), ShapeError,
               c.where() << ": X must have at least one axis (" << c.inputs_string() << ")");
-  const int64_t n = x.back();
-  const Tensor y = c.input(1).Contiguous();
-  const int64_t* idx = y.data<int64_t>();
-  for (int64_t j = 0; j < y.numel(); ++j)
-    SINGA_CHECK(idx[j] >= 0 && idx[j] < n, ShapeError,
-                c.where() << ": index " << idx[j] << " at position " << j
-                          << " of Y is out of range [0, " << n << ") for X's last axis ("
-                          << c.inputs_string() << ")");
   Shape out = x.size() == 1 ? Shape{1} : Shape(x.begin(), x.end() - 1);
-  out.push_back(y.numel());
+  out.push_back(c.input(1).numel());
   return {{c.dtype(0), out}};
 }
 
@@ -29,9 +21,16 @@ template <class T>
 void Gather(const Tensor& x_in, const Tensor& y_in, const Tensor& z) {
   const Tensor x = x_in.Contiguous(), y = y_in.Contiguous();
   const int64_t n = x.shape().back(), k = y.numel();
-  const int64_t rows = x.numel() / n;  // n > 0: an empty X's axis admits no index
-  const T* src = static_cast<const T*>(x.raw_data());
   const int64_t* idx = y.data<int64_t>();
+  // Checked here, not in shape inference: the output's shape needs only Y's size.
+  for (int64_t j = 0; j < k; ++j)
+    SINGA_CHECK(idx[j] >= 0 && idx[j] < n, ShapeError,
+                "ArrayFeatureExtractor: index "
+                    << idx[j] << " at position " << j << " of Y is out of range [0, " << n
+                    << ") for X's last axis (X: " << x.ToString() << ")");
+  if (z.numel() == 0) return;
+  const int64_t rows = x.numel() / n;  // n > 0: an empty last axis admits no index
+  const T* src = static_cast<const T*>(x.raw_data());
   T* dst = static_cast<T*>(z.raw_data());
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < k; ++j) dst[r * k + j] = src[r * n + idx[j]];
@@ -40,7 +39,6 @@ void Gather(const Tensor& x_in, const Tensor& y_in, const Tensor& z) {
 // Selection only moves values: non-string types dispatch on element size.
 void Forward(KernelCtx& k, const NoAttrs&) {
   const Tensor &x = k.input(0), &y = k.input(1), &z = k.output(0);
-  if (z.numel() == 0) return;
   switch (DType dt = x.dtype(); dt == DType::kString ? 0 : SizeOf(dt)) {
     case 0:
       Gather<std::string>(x, y, z);
