@@ -56,14 +56,38 @@ Table Describe(const LabelEncoderAttrs& a, const std::string& where) {
       SINGA_CHECK((*tensor)->defined() && (*tensor)->ndim() <= 1, ShapeError,
                   where << ": keys_tensor, values_tensor and default_tensor must be 1-D, got "
                         << ((*tensor)->defined() ? (*tensor)->ToString() : "an undefined tensor"));
-  if (a.keys_floats) t.key = DType::kFloat32, t.keys_size = std::ssize(*a.keys_floats);
-  if (a.keys_int64s) t.key = DType::kInt64, t.keys_size = std::ssize(*a.keys_int64s);
-  if (a.keys_strings) t.key = DType::kString, t.keys_size = std::ssize(*a.keys_strings);
-  if (a.keys_tensor) t.key = a.keys_tensor->dtype(), t.keys_size = a.keys_tensor->numel();
-  if (a.values_floats) t.value = DType::kFloat32, t.values_size = std::ssize(*a.values_floats);
-  if (a.values_int64s) t.value = DType::kInt64, t.values_size = std::ssize(*a.values_int64s);
-  if (a.values_strings) t.value = DType::kString, t.values_size = std::ssize(*a.values_strings);
-  if (a.values_tensor) t.value = a.values_tensor->dtype(), t.values_size = a.values_tensor->numel();
+  if (a.keys_floats) {
+    t.key = DType::kFloat32;
+    t.keys_size = std::ssize(*a.keys_floats);
+  }
+  if (a.keys_int64s) {
+    t.key = DType::kInt64;
+    t.keys_size = std::ssize(*a.keys_int64s);
+  }
+  if (a.keys_strings) {
+    t.key = DType::kString;
+    t.keys_size = std::ssize(*a.keys_strings);
+  }
+  if (a.keys_tensor) {
+    t.key = a.keys_tensor->dtype();
+    t.keys_size = a.keys_tensor->numel();
+  }
+  if (a.values_floats) {
+    t.value = DType::kFloat32;
+    t.values_size = std::ssize(*a.values_floats);
+  }
+  if (a.values_int64s) {
+    t.value = DType::kInt64;
+    t.values_size = std::ssize(*a.values_int64s);
+  }
+  if (a.values_strings) {
+    t.value = DType::kString;
+    t.values_size = std::ssize(*a.values_strings);
+  }
+  if (a.values_tensor) {
+    t.value = a.values_tensor->dtype();
+    t.values_size = a.values_tensor->numel();
+  }
   SINGA_CHECK(t.keys_size == t.values_size, ShapeError,
               where << ": " << t.keys_size << " keys but " << t.values_size << " values");
   if (a.default_tensor) {
