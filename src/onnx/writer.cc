@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -252,9 +253,9 @@ class Exporter {
     const OpSchema& op = *node.op;
     SINGA_CHECK(op.domain != "ai.singa", UnsupportedOp,
                 "to_onnx: " << c.where() << " is an internal singa op with no ONNX form");
-    SINGA_CHECK(FormAt(op, opset_), UnsupportedOp,
+    SINGA_CHECK(FormAt(op, DomainOpset(op.domain)), UnsupportedOp,
                 "to_onnx: " << c.where() << " was recorded in its opset-" << op.since_version
-                            << " form, which opset " << opset_
+                            << " form, which opset " << DomainOpset(op.domain)
                             << " does not have; export at an opset where it is in effect");
     std::vector<std::string> in, out;
     for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.input_name(i));
@@ -359,7 +360,32 @@ class Exporter {
     return newest;
   }
 
+  // Each other domain is written at the newest version among its recorded
+  // ops; every op of that domain must keep its recorded form there.
+  void ChooseDomainOpsets() {
+    for (const Node* n : order_)
+      if (!n->op->domain.empty() && n->op->domain != "ai.singa") {
+        int& v = domain_opsets_[n->op->domain];
+        v = std::max(v, n->op->since_version);
+      }
+    for (const Node* n : order_) {
+      if (n->op->domain.empty() || n->op->domain == "ai.singa") continue;
+      const int v = domain_opsets_[n->op->domain];
+      SINGA_CHECK(FormAt(*n->op, v), UnsupportedOp,
+                  "to_onnx: " << n->op->name << " was recorded in its " << n->op->domain
+                              << " opset-" << n->op->since_version << " form, which opset " << v
+                              << " of that domain (needed by its other ops) does not have");
+    }
+  }
+
+  int DomainOpset(const std::string& domain) const {
+    if (domain.empty()) return opset_;
+    auto it = domain_opsets_.find(domain);
+    return it == domain_opsets_.end() ? 1 : it->second;
+  }
+
   void ChooseOpset() {
+    ChooseDomainOpsets();
     if (o_.opset != 0) {
       SINGA_CHECK(o_.opset >= kOldestOpset && o_.opset <= NewestOpset(), UnsupportedOp,
                   "to_onnx: opset " << o_.opset << " is not supported; export targets opsets "
@@ -375,7 +401,7 @@ class Exporter {
     for (int v = top; v >= kOldestOpset; --v) {
       bool ok = true;
       for (const Node* n : order_)
-        if (n->op->domain != "ai.singa" && !FormAt(*n->op, v)) {
+        if (n->op->domain.empty() && !FormAt(*n->op, v)) {
           ok = false;
           break;
         }
@@ -387,7 +413,7 @@ class Exporter {
     // No single opset fits: name the ops whose recorded forms conflict.
     std::set<std::string> forms;
     for (const Node* n : order_)
-      if (n->op->domain != "ai.singa")
+      if (n->op->domain.empty())
         forms.insert(n->op->name + "-" + std::to_string(n->op->since_version));
     std::string list;
     for (const auto& f : forms) list += (list.empty() ? "" : ", ") + f;
@@ -505,7 +531,7 @@ class Exporter {
     for (const auto& d : extra_domains_) {
       auto* o = model.add_opset_import();
       o->set_domain(d);
-      o->set_version(1);
+      o->set_version(DomainOpset(d));
     }
     graph_.set_name(o_.model_name);
     for (size_t i = 0; i < inputs_.size(); ++i)
@@ -544,6 +570,7 @@ class Exporter {
   std::unordered_map<std::string, std::string> claimed_;
   std::unordered_set<std::string> taken_;
   std::set<std::string> extra_domains_;
+  std::map<std::string, int> domain_opsets_;  // other domains' versions
 };
 
 int NodeCtx::opset() const { return ex_.opset(); }
