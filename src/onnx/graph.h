@@ -38,6 +38,9 @@ struct ValueOp {
 const ValueOp* FindValueOp(std::string_view op_type);
 
 struct ScanAttrs {
+  // Scan-8: a leading batch axis on every state and scan input, and a first
+  // input sequence_lens; `directions` is read into input_directions.
+  bool batched = false;
   int64_t num_scan_inputs = 0;
   std::vector<int64_t> input_axes, input_directions, output_axes, output_directions;
 };

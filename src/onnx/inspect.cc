@@ -73,8 +73,6 @@ class Inspector {
                            np.op_type() == "Scan" || np.op_type() == "SequenceMap");
     if (control) {
       // The importer runs these itself; their subgraphs' nodes are checked here.
-      if (np.op_type() == "Scan" && DefaultOpset() < 9)
-        Issue(np, name, "Scan before opset 9 (batch axis, sequence_lens) is not supported", false);
       for (const auto& a : np.attribute()) {
         if (a.has_g()) ReadGraph(a.g(), false, name + "/" + a.name() + "/");
         for (const auto& sub : a.graphs()) ReadGraph(sub, false, name + "/" + a.name() + "/");

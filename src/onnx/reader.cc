@@ -354,9 +354,7 @@ class Reader {
       SINGA_CHECK(num_inputs >= 1, InvalidModel, where << ": SequenceMap takes input_sequence");
     } else {
       node.control = ControlFlow::kScan;
-      SINGA_CHECK(opset >= 9, UnsupportedOp,
-                  where << ": Scan of opset " << opset
-                        << " (with a batch axis and sequence_lens) is not supported; opset 9+ is");
+      node.scan.batched = opset < 9;
     }
     std::map<std::string, const onnx::GraphProto*> graphs;
     for (const auto& a : np.attribute()) {
@@ -376,7 +374,8 @@ class Reader {
         node.scan.num_scan_inputs = *p;
       } else if (node.control == ControlFlow::kScan && a.name() == "scan_input_axes") {
         node.scan.input_axes = ints();
-      } else if (node.control == ControlFlow::kScan && a.name() == "scan_input_directions") {
+      } else if (node.control == ControlFlow::kScan &&
+                 a.name() == (node.scan.batched ? "directions" : "scan_input_directions")) {
         node.scan.input_directions = ints();
       } else if (node.control == ControlFlow::kScan && a.name() == "scan_output_axes") {
         node.scan.output_axes = ints();
@@ -426,12 +425,15 @@ class Reader {
                         << body.outputs.size() << " outputs; the node has " << num_inputs
                         << " inputs and " << num_outputs << " outputs");
     } else {
+      // Scan-8's first input, sequence_lens, is not passed to the body.
+      const int body_inputs = num_inputs - (node.scan.batched ? 1 : 0);
       const int64_t m = node.scan.num_scan_inputs;
-      SINGA_CHECK(m >= 1 && m <= num_inputs, InvalidModel,
-                  where << ": num_scan_inputs " << m << " for " << num_inputs << " inputs");
-      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(num_inputs), InvalidModel,
-                  where << ": the body takes " << body.inputs.size() << " inputs, the node has "
-                        << num_inputs);
+      SINGA_CHECK(
+          m >= 1 && m <= body_inputs, InvalidModel,
+          where << ": num_scan_inputs " << m << " for " << body_inputs << " state and scan inputs");
+      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(body_inputs), InvalidModel,
+                  where << ": the body takes " << body.inputs.size() << " inputs, the node gives "
+                        << body_inputs);
     }
     AppendNode(np, std::move(node), num_inputs, num_outputs, where);
   }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "onnx/plan.h"
@@ -156,15 +157,101 @@ ValueList RunLoop(const Graph& g, const Node& node, ValueList in, const ValueLis
   return result;
 }
 
+// A Scan attribute's entry for input or output i (0 when the list is short).
+int64_t attr_at(const std::vector<int64_t>& v, int64_t i) {
+  return i < static_cast<int64_t>(v.size()) ? v[i] : 0;
+}
+
+// Scan-8: states [batch, ...] and scan inputs [batch, steps, ...]; batch row
+// b scans the first sequence_lens[b] steps (all when absent) of its rows,
+// and its scan outputs are zero past them.
+ValueList RunBatchedScan(const Graph& g, const Node& node, const ValueList& in,
+                         const ValueList& values) {
+  const std::string where = g.Where(node);
+  const Graph& body = *node.subgraphs[0];
+  const ScanAttrs& a = node.scan;
+  const int64_t m = a.num_scan_inputs;
+  const int64_t n_state = static_cast<int64_t>(in.size()) - 1 - m;  // the reader checked >= 0
+  TensorList x;
+  for (size_t j = 1; j < in.size(); ++j) {
+    x.push_back(TensorOf(in[j], where, "input " + std::to_string(j)));
+    SINGA_CHECK(x.back().defined() && x.back().ndim() >= (int64_t(j) > n_state ? 2 : 1), ShapeError,
+                where << ": input " << j << " needs a batch axis"
+                      << (int64_t(j) > n_state ? " and a sequence axis" : "") << ", got "
+                      << (x.back().defined() ? x.back().ToString() : std::string("none")));
+    SINGA_CHECK(x.back().dim(0) == x[0].dim(0), ShapeError,
+                where << ": input " << j << " has batch " << x.back().dim(0) << ", input 1 "
+                      << x[0].dim(0));
+  }
+  const int64_t batch = x[0].dim(0), steps = x[n_state].dim(1);
+  for (int64_t j = n_state; j < n_state + m; ++j)
+    SINGA_CHECK(x[j].dim(1) == steps, ShapeError,
+                where << ": scan inputs have different lengths (" << steps << " and " << x[j].dim(1)
+                      << ")");
+  std::vector<int64_t> lens(batch, steps);
+  if (!in[0].is_none()) {
+    const Tensor& l = in[0].tensor();
+    SINGA_CHECK(
+        l.ndim() == 1 && l.dim(0) == batch && IsInteger(l.dtype()), ShapeError,
+        where << ": sequence_lens must be ints of shape [" << batch << "], got " << l.ToString());
+    lens = CallOp("Cast", {l}, {{"to", int64_t(DType::kInt64)}})[0].ToVector<int64_t>();
+  }
+  const size_t n_scan = body.outputs.size() - n_state;
+  std::vector<ValueList> state_rows(n_state), scan_rows(n_scan);
+  std::vector<std::vector<ValueList>> steps_of(batch, std::vector<ValueList>(n_scan));
+  std::vector<std::optional<Shape>> step_shape(n_scan);
+  for (int64_t b = 0; b < batch; ++b) {
+    SINGA_CHECK(lens[b] >= 0 && lens[b] <= steps, ShapeError,
+                where << ": sequence_lens[" << b << "] = " << lens[b] << " is outside [0, " << steps
+                      << "]");
+    Tensor row = Tensor::Scalar<int64_t>(b, g.device);
+    ValueList states;
+    for (int64_t j = 0; j < n_state; ++j) states.push_back(CallOp("Gather", {x[j], row})[0]);
+    TensorList seqs;
+    for (int64_t j = n_state; j < n_state + m; ++j)
+      seqs.push_back(CallOp("Gather", {x[j], row})[0]);
+    for (int64_t t = 0; t < lens[b]; ++t) {
+      ValueList args = states;
+      for (int64_t j = 0; j < m; ++j) {
+        const int64_t i = attr_at(a.input_directions, j) == 1 ? lens[b] - 1 - t : t;
+        args.push_back(CallOp("Gather", {seqs[j], Tensor::Scalar<int64_t>(i, g.device)})[0]);
+      }
+      ValueList out = RunSubgraph(body, args, values, node.outer_inputs[0], where + " body");
+      for (int64_t j = 0; j < n_state; ++j) states[j] = out[j];
+      for (size_t k = 0; k < n_scan; ++k) {
+        steps_of[b][k].push_back(out[n_state + k]);
+        step_shape[k] = TensorOf(out[n_state + k], where, "a scan output").shape();
+      }
+    }
+    for (int64_t j = 0; j < n_state; ++j) state_rows[j].push_back(states[j]);
+  }
+  ValueList result;
+  for (int64_t j = 0; j < n_state; ++j)
+    result.push_back(Stack(state_rows[j], 0, body.outputs[j].dtype, g.device, where));
+  for (size_t k = 0; k < n_scan; ++k) {
+    const DType dtype = body.outputs[n_state + k].dtype;
+    for (int64_t b = 0; b < batch; ++b) {
+      ValueList& row = steps_of[b][k];
+      SINGA_CHECK(static_cast<int64_t>(row.size()) == steps || step_shape[k], UnsupportedOp,
+                  where << ": every sequence_lens is 0, so scan output " << k
+                        << " has no step to take its shape from");
+      while (static_cast<int64_t>(row.size()) < steps)
+        row.push_back(Tensor::Zeros(*step_shape[k], dtype, g.device));
+      scan_rows[k].push_back(Stack(row, 0, dtype, g.device, where));
+    }
+    result.push_back(Stack(scan_rows[k], 0, dtype, g.device, where));
+  }
+  result.resize(node.outputs.size());
+  return result;
+}
+
 ValueList RunScan(const Graph& g, const Node& node, const ValueList& in, const ValueList& values) {
+  if (node.scan.batched) return RunBatchedScan(g, node, in, values);
   const std::string where = g.Where(node);
   const Graph& body = *node.subgraphs[0];
   const ScanAttrs& a = node.scan;
   const int64_t m = a.num_scan_inputs;
   const int64_t n_state = static_cast<int64_t>(in.size()) - m;
-  auto attr_at = [](const std::vector<int64_t>& v, int64_t i) {
-    return i < (int64_t)v.size() ? v[i] : 0;
-  };
   int64_t steps = -1;
   std::vector<int64_t> axes(m);
   for (int64_t j = 0; j < m; ++j) {

@@ -244,6 +244,33 @@ def test_scan_runs_its_body_per_slice():
     np.testing.assert_array_equal(tensor.to_numpy(outs), np.cumsum(xs[::-1], 0))
 
 
+def test_scan8_scans_each_batch_row_up_to_its_sequence_length():
+    """Scan-8: a batch axis on states and scan inputs, sequence_lens per row
+    (outputs zero past it) and `directions`, against onnxruntime."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "x_t"], ["s_next"], name="acc"),
+         helper.make_node("Mul", ["s_next", "y_t"], ["out_t"], name="emit")],
+        "body", [_vi("s", (2,)), _vi("x_t", (2,)), _vi("y_t", (2,))],
+        [_vi("s_next", (2,)), _vi("out_t", (2,))])
+    scan = helper.make_node("Scan", ["lens", "s0", "xs", "ys"], ["s", "outs"], name="scan",
+                            body=body, num_scan_inputs=2, directions=[0, 1])
+    model = _one_node_model(
+        scan, [_vi("lens", (3,), TensorProto.INT64), _vi("s0", (3, 2)), _vi("xs", (3, 4, 2)),
+               _vi("ys", (3, 4, 2))], [_vi("s", (3, 2)), _vi("outs", (3, 4, 2))], opset=8)
+    rng = np.random.default_rng(0)
+    feeds = {"lens": np.array([4, 2, 1], np.int64),
+             "s0": rng.standard_normal((3, 2)).astype(np.float32),
+             "xs": rng.standard_normal((3, 4, 2)).astype(np.float32),
+             "ys": rng.standard_normal((3, 4, 2)).astype(np.float32)}
+    want = ort.InferenceSession(model.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = sonnx.prepare(model).run(list(feeds.values()))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(tensor.to_numpy(g), w, rtol=1e-6)
+    with pytest.raises(ValueError, match="scan.*sequence_lens\\[1\\] = 5 is outside"):
+        sonnx.prepare(model).run([np.array([4, 5, 1], np.int64)] + list(feeds.values())[1:])
+
+
 # ---- bad models and inputs: the exception names what is wrong -------------
 
 def _one_node_model(node, inputs, outputs, inits=(), opset=17):
