@@ -23,8 +23,10 @@ struct Graph;
 struct Node;
 
 // Ops with graph attributes run their subgraphs in the importer (the op
-// registry has no notion of a graph).
-enum class ControlFlow { kNone, kIf, kLoop, kScan, kSequenceMap };
+// registry has no notion of a graph). kFlexAttention: ai.onnx.preview's
+// FlexAttention with score_mod and/or prob_mod (src/onnx/flex_attention.cc;
+// without them the registered op runs).
+enum class ControlFlow { kNone, kIf, kLoop, kScan, kSequenceMap, kFlexAttention };
 
 // Ops over sequences and optionals run in the importer too (the registry's
 // kernels take tensors): src/onnx/sequence_ops.cc. Their inputs are checked
@@ -56,7 +58,8 @@ struct Node {
   std::vector<int> outputs;  // slots; -1 for an output the model does not use
 
   ControlFlow control = ControlFlow::kNone;
-  // If: then_branch, else_branch; Loop, Scan and SequenceMap: body.
+  // If: then_branch, else_branch; Loop, Scan and SequenceMap: body;
+  // FlexAttention: score_mod, prob_mod (null when absent).
   std::vector<std::shared_ptr<const Graph>> subgraphs;
   // For each subgraph, the slots (in this graph) of the values it reads from
   // enclosing graphs, in the order of its outer_names.

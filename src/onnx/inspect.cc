@@ -129,8 +129,14 @@ class Inspector {
     try {
       AttrMap attrs;
       const std::string where = "node '" + name + "' (" + np.op_type() + ")";
-      for (const auto& a : np.attribute())
+      const bool flex = domain == "ai.onnx.preview" && np.op_type() == "FlexAttention";
+      for (const auto& a : np.attribute()) {
+        if (flex && a.has_g() && (a.name() == "score_mod" || a.name() == "prob_mod")) {
+          ReadGraph(a.g(), false, name + "/" + a.name() + "/");  // the importer runs them
+          continue;
+        }
         attrs[a.name()] = AttrFromProto(a, base_dir_, Device::Cpu(), where);
+      }
       s->ParseAttrs(attrs, {}, name);
     } catch (const Error& e) {
       Issue(np, name, e.what(), false);

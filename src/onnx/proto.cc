@@ -274,8 +274,8 @@ AttrValue AttrFromProto(const onnx::AttributeProto& a, const std::string& base_d
     case A::GRAPH:
     case A::GRAPHS:
       throw UnsupportedOp(what +
-                          " is a graph: graph attributes are supported for If, Loop "
-                          "and Scan only");
+                          " is a graph: graph attributes are supported for If, Loop, "
+                          "Scan, SequenceMap and FlexAttention only");
     case A::SPARSE_TENSOR:
     case A::SPARSE_TENSORS:
       throw UnsupportedOp(what + " is a sparse tensor: sparse tensors are not supported");

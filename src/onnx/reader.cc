@@ -273,6 +273,12 @@ class Reader {
       AddControlFlow(np, std::move(node), num_inputs, num_outputs);
       return;
     }
+    if (node.domain == "ai.onnx.preview" && node.op_type == "FlexAttention" &&
+        std::any_of(np.attribute().begin(), np.attribute().end(),
+                    [](const onnx::AttributeProto& a) { return a.has_g(); })) {
+      AddControlFlow(np, std::move(node), num_inputs, num_outputs);
+      return;
+    }
 
     auto opset = g_->opsets.find(node.domain);
     if (node.domain.empty() && opset != g_->opsets.end() &&
@@ -333,16 +339,21 @@ class Reader {
     AppendNode(np, std::move(node), num_inputs, num_outputs, where);
   }
 
-  // If, Loop, Scan and SequenceMap: their subgraphs are read with this graph
-  // as the enclosing scope; the values they read from here become extra
-  // inputs.
+  // If, Loop, Scan, SequenceMap and FlexAttention with graph attributes:
+  // their subgraphs are read with this graph as the enclosing scope; the
+  // values they read from here become extra inputs.
   void AddControlFlow(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs) {
     const std::string where = g_->Where(node);
-    auto default_opset = g_->opsets.find("");
-    SINGA_CHECK(default_opset != g_->opsets.end(), InvalidModel,
-                where << ": the model does not import the ai.onnx opset");
-    const int opset = default_opset->second;
-    if (node.op_type == "If") {
+    auto imported = g_->opsets.find(node.domain);
+    SINGA_CHECK(imported != g_->opsets.end(), InvalidModel,
+                where << ": the model does not import the " << DomainName(node.domain) << " opset");
+    const int opset = imported->second;
+    if (node.op_type == "FlexAttention") {
+      node.control = ControlFlow::kFlexAttention;
+      SINGA_CHECK(num_inputs == 3 && num_outputs == 1, InvalidModel,
+                  where << ": FlexAttention takes Q, K and V and gives Y; the node has "
+                        << num_inputs << " inputs and " << num_outputs << " outputs");
+    } else if (node.op_type == "If") {
       node.control = ControlFlow::kIf;
       SINGA_CHECK(num_inputs == 1, InvalidModel, where << ": If takes one input (cond)");
     } else if (node.op_type == "Loop") {
@@ -381,15 +392,28 @@ class Reader {
         node.scan.output_axes = ints();
       } else if (node.control == ControlFlow::kScan && a.name() == "scan_output_directions") {
         node.scan.output_directions = ints();
+      } else if (node.control == ControlFlow::kFlexAttention &&
+                 (a.name() == "scale" || a.name() == "softmax_precision")) {
+        node.value_attrs[a.name()] = std::move(v);
       } else {
         throw InvalidModel(where + ": unknown attribute '" + a.name() + "'");
       }
     }
     const std::vector<std::string> names =
         node.control == ControlFlow::kIf ? std::vector<std::string>{"then_branch", "else_branch"}
-                                         : std::vector<std::string>{"body"};
+        : node.control == ControlFlow::kFlexAttention
+            ? std::vector<std::string>{"score_mod", "prob_mod"}
+            : std::vector<std::string>{"body"};
+    for (const auto& [name, graph] : graphs)
+      SINGA_CHECK(std::find(names.begin(), names.end(), name) != names.end(), InvalidModel,
+                  where << ": unknown graph attribute '" << name << "'");
     for (const std::string& name : names) {
       auto it = graphs.find(name);
+      if (it == graphs.end() && node.control == ControlFlow::kFlexAttention) {
+        node.subgraphs.push_back(nullptr);  // optional
+        node.outer_inputs.emplace_back();
+        continue;
+      }
       SINGA_CHECK(it != graphs.end(), InvalidModel,
                   where << ": graph attribute '" << name << "' is missing");
       auto sub = std::make_shared<Graph>();
@@ -402,27 +426,33 @@ class Reader {
       node.outer_inputs.push_back(std::move(outer));
       node.subgraphs.push_back(std::move(read));
     }
-    const Graph& body = *node.subgraphs[0];
-    if (node.control == ControlFlow::kIf) {
+    const Graph* body = node.subgraphs[0].get();  // null: FlexAttention without score_mod
+    if (node.control == ControlFlow::kFlexAttention) {
+      for (size_t i = 0; i < names.size(); ++i)
+        SINGA_CHECK(
+            !node.subgraphs[i] ||
+                (node.subgraphs[i]->inputs.size() == 1 && node.subgraphs[i]->outputs.size() == 1),
+            InvalidModel, where << ": " << names[i] << " must take one input and give one output");
+    } else if (node.control == ControlFlow::kIf) {
       for (const auto& branch : node.subgraphs)
         SINGA_CHECK(static_cast<int>(branch->outputs.size()) >= num_outputs, InvalidModel,
                     where << ": a branch has " << branch->outputs.size() << " outputs, the node "
                           << num_outputs);
     } else if (node.control == ControlFlow::kLoop) {
       const int carried = std::max(num_inputs - 2, 0);
-      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(carried + 2) &&
-                      body.outputs.size() >= static_cast<size_t>(carried + 1),
+      SINGA_CHECK(body->inputs.size() == static_cast<size_t>(carried + 2) &&
+                      body->outputs.size() >= static_cast<size_t>(carried + 1),
                   InvalidModel,
-                  where << ": the body takes " << body.inputs.size() << " inputs and gives "
-                        << body.outputs.size() << " outputs; with " << carried
+                  where << ": the body takes " << body->inputs.size() << " inputs and gives "
+                        << body->outputs.size() << " outputs; with " << carried
                         << " loop-carried values it must take " << carried + 2
                         << " and give at least " << carried + 1);
     } else if (node.control == ControlFlow::kSequenceMap) {
-      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(num_inputs) &&
-                      body.outputs.size() >= static_cast<size_t>(num_outputs),
+      SINGA_CHECK(body->inputs.size() == static_cast<size_t>(num_inputs) &&
+                      body->outputs.size() >= static_cast<size_t>(num_outputs),
                   InvalidModel,
-                  where << ": the body takes " << body.inputs.size() << " inputs and gives "
-                        << body.outputs.size() << " outputs; the node has " << num_inputs
+                  where << ": the body takes " << body->inputs.size() << " inputs and gives "
+                        << body->outputs.size() << " outputs; the node has " << num_inputs
                         << " inputs and " << num_outputs << " outputs");
     } else {
       // Scan-8's first input, sequence_lens, is not passed to the body.
@@ -431,8 +461,8 @@ class Reader {
       SINGA_CHECK(
           m >= 1 && m <= body_inputs, InvalidModel,
           where << ": num_scan_inputs " << m << " for " << body_inputs << " state and scan inputs");
-      SINGA_CHECK(body.inputs.size() == static_cast<size_t>(body_inputs), InvalidModel,
-                  where << ": the body takes " << body.inputs.size() << " inputs, the node gives "
+      SINGA_CHECK(body->inputs.size() == static_cast<size_t>(body_inputs), InvalidModel,
+                  where << ": the body takes " << body->inputs.size() << " inputs, the node gives "
                         << body_inputs);
     }
     AppendNode(np, std::move(node), num_inputs, num_outputs, where);

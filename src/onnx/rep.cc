@@ -82,8 +82,8 @@ const Tensor& TensorOf(const Value& v, const std::string& where, const std::stri
   return v.tensor();
 }
 
-// Runs a subgraph on `inputs` (its formal inputs) with the values it reads
-// from the enclosing graph taken from `parent_values`.
+}  // namespace
+
 ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList& parent_values,
                       const std::vector<int>& outer, const std::string& where) {
   SINGA_CHECK(inputs.size() == sub.input_slots.size(), InvalidModel,
@@ -97,6 +97,8 @@ ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList
   for (int s : sub.output_slots) out.push_back(values[s]);
   return out;
 }
+
+namespace {
 
 bool Truth(const Value& v, const std::string& where, const char* what) {
   const Tensor& t = TensorOf(v, where, what);
@@ -348,6 +350,8 @@ ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const V
       return RunLoop(g, node, in, values);
     case ControlFlow::kScan:
       return RunScan(g, node, in, values);
+    case ControlFlow::kFlexAttention:
+      return RunFlexAttention(g, node, in, values);
     case ControlFlow::kSequenceMap:
       return RunSequenceMap(g, node, in, values);
     case ControlFlow::kNone:

@@ -8,8 +8,8 @@
 // K and the scores are rounded to the input dtype first, as the spec's
 // reference.
 // Backward: framework ops (see below).
-// The score_mod and prob_mod subgraph attributes are not supported: the
-// importer reads graph attributes only for If, Loop and Scan.
+// With the score_mod and/or prob_mod graph attributes the importer runs it
+// as ops around the subgraphs instead (src/onnx/flex_attention.cc).
 // https://onnx.ai/onnx/operators/onnx_aionnxpreview_FlexAttention.html
 #include <cmath>
 #include <limits>
