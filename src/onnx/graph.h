@@ -25,8 +25,9 @@ struct Node;
 // Ops with graph attributes run their subgraphs in the importer (the op
 // registry has no notion of a graph). kFlexAttention: ai.onnx.preview's
 // FlexAttention with score_mod and/or prob_mod (src/onnx/flex_attention.cc;
-// without them the registered op runs).
-enum class ControlFlow { kNone, kIf, kLoop, kScan, kSequenceMap, kFlexAttention };
+// without them the registered op runs). kGradient: ai.onnx.preview.training's
+// Gradient, whose subgraph (read from its xs, zs and y) computes y.
+enum class ControlFlow { kNone, kIf, kLoop, kScan, kSequenceMap, kFlexAttention, kGradient };
 
 // Ops over sequences and optionals run in the importer too (the registry's
 // kernels take tensors): src/onnx/sequence_ops.cc. Their inputs are checked
@@ -59,12 +60,14 @@ struct Node {
 
   ControlFlow control = ControlFlow::kNone;
   // If: then_branch, else_branch; Loop, Scan and SequenceMap: body;
-  // FlexAttention: score_mod, prob_mod (null when absent).
+  // FlexAttention: score_mod, prob_mod (null when absent); Gradient: the
+  // graph from its xs and zs (its inputs, in that order) to y.
   std::vector<std::shared_ptr<const Graph>> subgraphs;
   // For each subgraph, the slots (in this graph) of the values it reads from
   // enclosing graphs, in the order of its outer_names.
   std::vector<std::vector<int>> outer_inputs;
   ScanAttrs scan;
+  int num_xs = 0;  // Gradient: its first num_xs inputs are the xs
 };
 
 struct Graph {

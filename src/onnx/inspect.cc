@@ -69,8 +69,9 @@ class Inspector {
     ++info_.op_histogram[domain.empty() ? np.op_type() : domain + ":" + np.op_type()];
 
     const bool control =
-        domain.empty() && (np.op_type() == "If" || np.op_type() == "Loop" ||
-                           np.op_type() == "Scan" || np.op_type() == "SequenceMap");
+        (domain.empty() && (np.op_type() == "If" || np.op_type() == "Loop" ||
+                            np.op_type() == "Scan" || np.op_type() == "SequenceMap")) ||
+        (domain == "ai.onnx.preview.training" && np.op_type() == "Gradient");
     if (control) {
       // The importer runs these itself; their subgraphs' nodes are checked here.
       for (const auto& a : np.attribute()) {

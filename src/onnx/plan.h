@@ -39,6 +39,10 @@ ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList
 // (src/onnx/flex_attention.cc).
 ValueList RunFlexAttention(const Graph& g, const Node& node, const ValueList& in,
                            const ValueList& values);
+// Gradient: the gradients of its y with respect to its xs, at its inputs
+// (src/onnx/gradient.cc).
+ValueList RunGradient(const Graph& g, const Node& node, const ValueList& in,
+                      const ValueList& values);
 // Runs nodes [0, end) over `values`, dropping each value after its last
 // reader unless `keep` (when not empty) marks it.
 void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep);

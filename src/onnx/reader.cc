@@ -48,10 +48,18 @@ void FreeNames(const onnx::GraphProto& gp, std::set<std::string>& out) {
     if (!defined.count(u)) out.insert(u);
 }
 
+bool IsGradient(const onnx::NodeProto& n) {
+  return n.op_type() == "Gradient" && n.domain() == "ai.onnx.preview.training";
+}
+
 // The values a node reads from its graph: its inputs, then what its
-// subgraphs read from outside themselves.
+// subgraphs read from outside themselves (Gradient: its y, which it
+// recomputes, so it comes after y's nodes).
 std::vector<std::string> NodeReads(const onnx::NodeProto& n) {
   std::vector<std::string> reads(n.input().begin(), n.input().end());
+  if (IsGradient(n))
+    for (const auto& a : n.attribute())
+      if (a.name() == "y") reads.push_back(a.s());
   std::set<std::string> free;
   for (const auto& a : n.attribute()) {
     if (a.has_g()) FreeNames(a.g(), free);
@@ -273,6 +281,10 @@ class Reader {
       AddControlFlow(np, std::move(node), num_inputs, num_outputs);
       return;
     }
+    if (IsGradient(np)) {
+      AddGradient(np, std::move(node), num_inputs, num_outputs);
+      return;
+    }
     if (node.domain == "ai.onnx.preview" && node.op_type == "FlexAttention" &&
         std::any_of(np.attribute().begin(), np.attribute().end(),
                     [](const onnx::AttributeProto& a) { return a.has_g(); })) {
@@ -465,6 +477,79 @@ class Reader {
                   where << ": the body takes " << body->inputs.size() << " inputs, the node gives "
                         << body_inputs);
     }
+    AppendNode(np, std::move(node), num_inputs, num_outputs, where);
+  }
+
+  // Gradient (ai.onnx.preview.training 1): the nodes that compute y from
+  // xs and zs become its subgraph (inputs xs then zs, output y; other values
+  // it reads are the enclosing graph's), which it re-runs on its inputs with
+  // the xs as leaves of the tape.
+  void AddGradient(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs) {
+    const std::string where = g_->Where(node);
+    SINGA_CHECK(g_->opsets.count(node.domain), InvalidModel,
+                where << ": the model does not import the ai.onnx.preview.training opset");
+    std::vector<std::string> xs, zs;
+    std::string y;
+    for (const auto& a : np.attribute()) {
+      if (a.name() == "xs" || a.name() == "zs") {
+        SINGA_CHECK(a.type() == onnx::AttributeProto::STRINGS, InvalidModel,
+                    where << ": attribute '" << a.name() << "' must be strings");
+        (a.name() == "xs" ? xs : zs).assign(a.strings().begin(), a.strings().end());
+      } else if (a.name() == "y") {
+        SINGA_CHECK(a.type() == onnx::AttributeProto::STRING, InvalidModel,
+                    where << ": attribute 'y' must be a string");
+        y = a.s();
+      } else {
+        throw InvalidModel(where + ": unknown attribute '" + a.name() + "'");
+      }
+    }
+    SINGA_CHECK(!xs.empty() && !y.empty(), InvalidModel,
+                where << ": attributes 'xs' and 'y' are required");
+    SINGA_CHECK(num_inputs == static_cast<int>(xs.size() + zs.size()), InvalidModel,
+                where << ": takes one input per name of xs and zs (" << xs.size() + zs.size()
+                      << "), the node has " << num_inputs);
+    SINGA_CHECK(num_outputs <= static_cast<int>(xs.size()), InvalidModel,
+                where << ": gives one output per name of xs (" << xs.size() << "), the node has "
+                      << num_outputs);
+    node.control = ControlFlow::kGradient;
+    node.num_xs = static_cast<int>(xs.size());
+
+    onnx::GraphProto f;
+    f.set_name(node.name + "/y");
+    std::set<std::string> leaves;
+    for (const auto* names : {&xs, &zs})
+      for (const std::string& name : *names) {
+        f.add_input()->set_name(name);
+        leaves.insert(name);
+      }
+    f.add_output()->set_name(y);
+    std::unordered_map<std::string, int> made_by;
+    for (int i = 0; i < gp_.node_size(); ++i)
+      for (const std::string& out : gp_.node(i).output()) made_by.emplace(out, i);
+    std::vector<char> needed(gp_.node_size(), 0);
+    std::vector<std::string> todo = {y};
+    while (!todo.empty()) {
+      const std::string name = std::move(todo.back());
+      todo.pop_back();
+      auto it = made_by.find(name);
+      if (leaves.count(name) || it == made_by.end() || needed[it->second]) continue;
+      needed[it->second] = 1;
+      for (const std::string& in : NodeReads(gp_.node(it->second)))
+        if (!in.empty()) todo.push_back(in);
+    }
+    SINGA_CHECK(made_by.count(y) || leaves.count(y), InvalidModel,
+                where << ": y '" << y << "' is not computed from xs and zs");
+    for (int i = 0; i < gp_.node_size(); ++i)
+      if (needed[i]) *f.add_node() = gp_.node(i);
+    auto sub = std::make_shared<Graph>();
+    sub->ir_version = g_->ir_version;
+    sub->opsets = g_->opsets;
+    sub->device = g_->device;
+    std::shared_ptr<Graph> read = Reader(f, sub, base_dir_, this).Read();
+    std::vector<int> outer;
+    for (const std::string& o : read->outer_names) outer.push_back(g_->slot_of.at(o));
+    node.outer_inputs.push_back(std::move(outer));
+    node.subgraphs.push_back(std::move(read));
     AppendNode(np, std::move(node), num_inputs, num_outputs, where);
   }
 

@@ -352,6 +352,8 @@ ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const V
       return RunScan(g, node, in, values);
     case ControlFlow::kFlexAttention:
       return RunFlexAttention(g, node, in, values);
+    case ControlFlow::kGradient:
+      return RunGradient(g, node, in, values);
     case ControlFlow::kSequenceMap:
       return RunSequenceMap(g, node, in, values);
     case ControlFlow::kNone:
