@@ -43,13 +43,12 @@ def test_export_writes_a_checked_model_that_runs_the_same(tmp_path, monkeypatch,
 
 def test_inference_of_a_given_file_and_of_the_digits_cnn(tmp_path, monkeypatch, capsys):
     out = run("inference.py", ["--epochs", "4", "--out", str(tmp_path)], monkeypatch, capsys)
-    # singa against itself must agree to the bit's neighbourhood; onnxruntime
-    # sums Conv and Gemm in its own order, and logits of magnitude ~10 have a
-    # float32 spacing of ~1e-6, so it gets the atol of 1e-5 (the export
-    # test's bound) -- 1e-6 failed on a CI host whose ISA picks other kernels.
-    ours_again, ort, rerun = differences(out)
-    assert last_accuracy(out) > 0.85 and max(ours_again, rerun) < 1e-6, out
-    assert ort < 1e-5, out
+    # The export's forward, the graph-mode model, the static plan (fused,
+    # blocked kernels) and onnxruntime each sum Conv and Gemm in their own
+    # order (which may vary with threading), and logits of magnitude ~10
+    # have a float32 spacing of ~1e-6: the atol of 1e-5, as the
+    # export test (1e-6 failed on a loaded CI host).
+    assert last_accuracy(out) > 0.85 and max(differences(out)) < 1e-5, out
     x = np.random.default_rng(0).random((3, 1, 8, 8)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     out = run("inference.py", [str(tmp_path / "digits_cnn.onnx"), "--input",
