@@ -34,17 +34,6 @@ Tensor RepeatHeads(const Tensor& t, int64_t group) {
   return CallOp("Reshape", {wide, Ints({d[0], d[1] * group, d[2], d[3]})})[0];
 }
 
-template <class T>
-T Attr(const Node& n, const char* name, T fallback) {
-  auto it = n.value_attrs.find(name);
-  if (it == n.value_attrs.end()) return fallback;
-  const T* v = std::get_if<T>(&it->second);
-  SINGA_CHECK(v, InvalidModel,
-              "node '" << n.name << "' (FlexAttention): attribute '" << name << "' must be "
-                       << (std::is_same_v<T, float> ? "a float" : "an int"));
-  return *v;
-}
-
 }  // namespace
 
 ValueList RunFlexAttention(const Graph& g, const Node& node, const ValueList& in,
@@ -67,7 +56,7 @@ ValueList RunFlexAttention(const Graph& g, const Node& node, const ValueList& in
   SINGA_CHECK(IsFloat(q.dtype()) && k.dtype() == q.dtype() && v.dtype() == q.dtype(), DTypeError,
               where << ": Q, K and V must share one float dtype; got " << q.ToString() << ", "
                     << k.ToString() << ", " << v.ToString());
-  const int64_t code = Attr<int64_t>(
+  const int64_t code = ValueAttr<int64_t>(
       node, "softmax_precision",
       q.dtype() == DType::kFloat64 ? int64_t(DType::kFloat64) : int64_t(DType::kFloat32));
   SINGA_CHECK(
@@ -75,7 +64,7 @@ ValueList RunFlexAttention(const Graph& g, const Node& node, const ValueList& in
       where << ": softmax_precision must be a float dtype code (1, 10, 11, 16), got " << code);
   const DType precision = static_cast<DType>(code);
   const double scale =
-      Attr<float>(node, "scale", static_cast<float>(1.0 / std::sqrt(double(q.dim(3)))));
+      ValueAttr<float>(node, "scale", static_cast<float>(1.0 / std::sqrt(double(q.dim(3)))));
   // The square root is taken in float and rounded to the input dtype, as the
   // spec's reference.
   const Tensor s = As(Tensor::Scalar<float>(std::sqrt(static_cast<float>(scale))), q.dtype());

@@ -8,7 +8,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "singa/onnx/sonnx.h"
@@ -69,6 +71,19 @@ struct Node {
   ScanAttrs scan;
   int num_xs = 0;  // Gradient: its first num_xs inputs are the xs
 };
+
+// A value op's or graph-attribute node's attribute (Node::value_attrs), or
+// `fallback` when the node has none; InvalidModel when it has another type.
+template <class T>
+T ValueAttr(const Node& n, std::string_view name, T fallback) {
+  auto it = n.value_attrs.find(name);
+  if (it == n.value_attrs.end()) return fallback;
+  const T* v = std::get_if<T>(&it->second);
+  SINGA_CHECK(v, InvalidModel,
+              "node '" << n.name << "' (" << n.op_type << "): attribute '" << name << "' must be "
+                       << (std::is_same_v<T, float> ? "a float" : "an int"));
+  return *v;
+}
 
 struct Graph {
   int64_t ir_version = 0;

@@ -61,16 +61,6 @@ const TensorList& SequenceInput(const Graph& g, const Node& n, const ValueList& 
   return in[0].sequence();
 }
 
-int64_t IntAttr(const Node& n, std::string_view name, int64_t fallback) {
-  auto it = n.value_attrs.find(name);
-  if (it == n.value_attrs.end()) return fallback;
-  const int64_t* v = std::get_if<int64_t>(&it->second);
-  SINGA_CHECK(
-      v, InvalidModel,
-      "node '" << n.name << "' (" << n.op_type << "): attribute '" << name << "' must be an int");
-  return *v;
-}
-
 // A position input: an int32/int64 scalar in [-n, hi], made non-negative.
 int64_t Position(const Graph& g, const Node& n, const Tensor& p, int64_t size, int64_t hi) {
   SINGA_CHECK((p.dtype() == DType::kInt64 || p.dtype() == DType::kInt32) && p.numel() == 1,
@@ -89,7 +79,7 @@ void CheckElement(const Graph& g, const Node& n, DType want, const Tensor& t) {
 }
 
 ValueList SequenceEmpty(const Graph& g, const Node& n, const ValueList&) {
-  const int64_t code = IntAttr(n, "dtype", static_cast<int64_t>(DType::kFloat32));
+  const int64_t code = ValueAttr<int64_t>(n, "dtype", static_cast<int64_t>(DType::kFloat32));
   SINGA_CHECK(code > 0 && code < kNumDTypes, DTypeError,
               g.Where(n) << ": attribute 'dtype' is not a dtype code: " << code);
   return {Value::Sequence({}, static_cast<DType>(code))};
@@ -142,7 +132,7 @@ ValueList SequenceLength(const Graph& g, const Node& n, const ValueList& in) {
 // size, the last one shorter; none: chunks of 1, squeezed unless keepdims).
 ValueList SplitToSequence(const Graph& g, const Node& n, const ValueList& in) {
   const Tensor& x = TensorInput(g, n, in, 0, "input");
-  int64_t axis = IntAttr(n, "axis", 0);
+  int64_t axis = ValueAttr<int64_t>(n, "axis", 0);
   SINGA_CHECK(axis >= -x.ndim() && axis < x.ndim(), ShapeError,
               g.Where(n) << ": axis " << axis << " is out of range for " << x.ToString());
   if (axis < 0) axis += x.ndim();
@@ -178,7 +168,7 @@ ValueList SplitToSequence(const Graph& g, const Node& n, const ValueList& in) {
       Tensor::FromVector<int64_t>({static_cast<int64_t>(sizes.size())}, sizes, g.device);
   TensorList parts =
       CallOp("Split", {x, split_t}, {{"axis", axis}}, kLatestOpset, static_cast<int>(sizes.size()));
-  if (!has_split && IntAttr(n, "keepdims", 1) == 0) {
+  if (!has_split && ValueAttr<int64_t>(n, "keepdims", 1) == 0) {
     const Tensor axes = Tensor::FromVector<int64_t>({1}, {axis}, g.device);
     for (Tensor& p : parts) p = CallOp("Squeeze", {p, axes})[0];
   }
@@ -190,12 +180,12 @@ ValueList SplitToSequence(const Graph& g, const Node& n, const ValueList& in) {
 ValueList ConcatFromSequence(const Graph& g, const Node& n, const ValueList& in) {
   const TensorList& seq = SequenceInput(g, n, in);
   SINGA_CHECK(!seq.empty(), ShapeError, g.Where(n) << ": the sequence is empty");
-  const bool new_axis = IntAttr(n, "new_axis", 0) != 0;
+  const bool new_axis = ValueAttr<int64_t>(n, "new_axis", 0) != 0;
   const int64_t rank = seq[0].ndim() + (new_axis ? 1 : 0);
-  int64_t axis = IntAttr(n, "axis", 0);
-  SINGA_CHECK(
-      axis >= -rank && axis < rank, ShapeError,
-      g.Where(n) << ": axis " << IntAttr(n, "axis", 0) << " is out of range for rank " << rank);
+  int64_t axis = ValueAttr<int64_t>(n, "axis", 0);
+  SINGA_CHECK(axis >= -rank && axis < rank, ShapeError,
+              g.Where(n) << ": axis " << ValueAttr<int64_t>(n, "axis", 0)
+                         << " is out of range for rank " << rank);
   if (axis < 0) axis += rank;
   TensorList parts = seq;
   if (new_axis) {

@@ -100,11 +100,7 @@ def _compare_value(what, e, g, rtol, atol):
             return f"{what}: a tensor, expected a sequence"
         if len(e) != len(g):
             return f"{what}: a sequence of {len(g)}, expected {len(e)}"
-        for j, (ej, gj) in enumerate(zip(e, g)):
-            why = _compare_value(f"{what}[{j}]", ej, gj, rtol, atol)
-            if why:
-                return why
-        return None
+        return _first_difference([f"{what}[{j}]" for j in range(len(e))], e, g, rtol, atol)
     if not isinstance(e, np.ndarray):
         return f"{what}: expected a {type(e).__name__}, not a tensor"
     if isinstance(g, list):
@@ -134,8 +130,14 @@ def compare(expected, got, rtol, atol):
     dtype and shape; allclose for numbers, equality otherwise), else why."""
     if len(expected) != len(got):
         return f"{len(got)} outputs, expected {len(expected)}"
-    for i, (e, g) in enumerate(zip(expected, got)):
-        why = _compare_value(f"output {i}", e, g, rtol, atol)
+    return _first_difference([f"output {i}" for i in range(len(expected))], expected, got,
+                             rtol, atol)
+
+
+def _first_difference(names, expected, got, rtol, atol):
+    """Why the first of the paired values differs, or None."""
+    for name, e, g in zip(names, expected, got):
+        why = _compare_value(name, e, g, rtol, atol)
         if why:
             return why
     return None

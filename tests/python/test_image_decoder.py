@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cases.image_decoder import RGB
+from cases.image_decoder import RGB, encoded
 from op_harness import to_numpy, to_singa
 from singa import _singa
 
@@ -32,9 +32,7 @@ SOURCES = {
 
 
 def _bytes(img, fmt, save):
-    with io.BytesIO() as f:
-        img.save(f, format=fmt, **save)
-        return f.getvalue()
+    return encoded(img, fmt, **save).values.tobytes()
 
 
 def _decode(data, pixel_format):
