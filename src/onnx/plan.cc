@@ -64,79 +64,147 @@ class NoCachingScope {
   bool was_;
 };
 
-}  // namespace
+// What the build learns of each value slot, and whether the plan is dynamic.
+struct BuildRun {
+  ValueList values;
+  std::vector<char> constant, shape_dynamic, folded;
+  std::vector<Spec> specs;
+  bool dynamic = false;
+};
 
-Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
-           ValueList& first) {
+// The build run over nodes [0, end) of `g`, from `values` (constants and
+// inputs bound). A node whose inputs are all constant runs (its results
+// fold unless it is random), as do Shape and Size. With `shapes_only` every
+// other node only infers its results' dtypes and shapes, which get
+// placeholders of uninitialized memory; it gives up (nullopt) at a node
+// that needs computed data to know them: shape inference reading a
+// non-constant value, control flow, a value op, a sequence or optional.
+// Otherwise every node runs.
+std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
+                                 const std::vector<int>& result_slots, bool shapes_only) {
   const size_t n_slots = values.size();
-  std::vector<char> keep(n_slots, 0), constant(n_slots, 0), shape_dynamic(n_slots, 0),
-      folded(n_slots, 0);
-  std::vector<Spec> specs(n_slots);
+  BuildRun b;
+  std::vector<char> keep(n_slots, 0);
+  b.constant.assign(n_slots, 0);
+  b.shape_dynamic.assign(n_slots, 0);
+  b.folded.assign(n_slots, 0);
+  b.specs.resize(n_slots);
   for (int s : result_slots) keep[s] = 1;
-  // Parameters are constants that training changes: only the others fold.
   auto spec = [&](int s) {
     if (!values[s].is_sequence() && !values[s].is_none())
-      specs[s] = {values[s].tensor().dtype(), values[s].tensor().shape()};
+      b.specs[s] = {values[s].tensor().dtype(), values[s].tensor().shape()};
   };
+  // Parameters are constants that training changes: only the others fold.
   for (size_t s = 0; s < n_slots; ++s) {
-    constant[s] = g.constants[s].defined() && !g.constants[s].stores_grad();
+    b.constant[s] = g.constants[s].defined() && !g.constants[s].stores_grad();
     spec(static_cast<int>(s));
   }
-  // Only tensor inputs have a placeholder to replay with.
-  bool dynamic = false;
-  TensorList inputs;
-  for (int s : g.input_slots) {
-    dynamic |= values[s].is_sequence() || values[s].is_none();
-    inputs.push_back(dynamic ? Tensor() : values[s].tensor());
-  }
+  for (int s : g.input_slots) b.dynamic |= values[s].is_sequence() || values[s].is_none();
+  if (shapes_only && b.dynamic) return std::nullopt;
 
   internal::ValueReads reads;
   ValueList in;
-  // The build run's temporaries go back to the OS as they die: cached, they
-  // would stay beside the replay's arena in size classes it never asks for
-  // (MobileNet-V2 at batch 8: peak RSS 382 MiB with caching, 221 without).
-  NoCachingScope no_caching(g.device.mem_pool());
   for (int i = 0; i < end; ++i) {
     const Node& node = g.nodes[i];
     in.clear();
     for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Value());
+    const bool reads_shape_only = IsOnnx(node, "Shape") || IsOnnx(node, "Size");
+    const bool inputs_constant = std::all_of(node.inputs.begin(), node.inputs.end(),
+                                             [&](int s) { return s < 0 || b.constant[s]; });
+    const bool infer_only = shapes_only && !inputs_constant && !reads_shape_only;
+    if (infer_only &&
+        (node.control != ControlFlow::kNone || node.value_op || !node.schema ||
+         std::any_of(in.begin(), in.end(), [](const Value& v) { return v.is_sequence(); })))
+      return std::nullopt;
     reads.blocks.clear();
     ValueList out;
+    SpecList inferred;
     {
       ValueReadLogScope log(&reads);
-      out = RunNode(g, node, in, values);
+      if (infer_only) {
+        TensorList tensors;
+        for (const Value& v : in) tensors.push_back(v.is_none() ? Tensor() : v.tensor());
+        // Inference that fails may have read a placeholder: the full build
+        // run tells.
+        try {
+          inferred = node.schema->Infer(tensors, node.attrs.get(),
+                                        static_cast<int>(node.outputs.size()), node.name);
+        } catch (const Error&) {
+          return std::nullopt;
+        }
+      } else {
+        out = RunNode(g, node, in, values);
+      }
     }
     bool node_dynamic = !node.schema, any_shape_dynamic = false;
     bool all_constant = node.schema && !Nondeterministic(node);
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const int s = node.inputs[k];
       if (s < 0) continue;
-      any_shape_dynamic |= shape_dynamic[s];
-      if (constant[s]) continue;
+      any_shape_dynamic |= b.shape_dynamic[s];
+      if (b.constant[s]) continue;
       all_constant = false;
       if (in[k].is_sequence()) continue;
-      const Block* b = internal::BlockOf(in[k].tensor()).get();
-      node_dynamic |= std::find(reads.blocks.begin(), reads.blocks.end(), b) != reads.blocks.end();
+      const Block* blk = internal::BlockOf(in[k].tensor()).get();
+      node_dynamic |=
+          std::find(reads.blocks.begin(), reads.blocks.end(), blk) != reads.blocks.end();
+    }
+    if (infer_only) {
+      if (node_dynamic) return std::nullopt;  // its shapes came from a placeholder's bytes
+      for (const TensorSpec& o : inferred) out.emplace_back(Tensor(o.shape, o.dtype, g.device));
     }
     // A shape is constant for a signature unless a dynamic node made it.
-    if ((IsOnnx(node, "Shape") || IsOnnx(node, "Size")) && node.inputs[0] >= 0)
-      all_constant = !shape_dynamic[node.inputs[0]];
-    dynamic |= node_dynamic && !all_constant;
+    if (reads_shape_only && node.inputs[0] >= 0) all_constant = !b.shape_dynamic[node.inputs[0]];
+    b.dynamic |= node_dynamic && !all_constant;
     for (size_t k = 0; k < node.outputs.size() && k < out.size(); ++k) {
       const int s = node.outputs[k];
       if (s < 0) continue;
       values[s] = std::move(out[k]);
       spec(s);
-      constant[s] = folded[s] = all_constant;
-      shape_dynamic[s] = node_dynamic || any_shape_dynamic;
+      b.constant[s] = b.folded[s] = all_constant;
+      b.shape_dynamic[s] = node_dynamic || any_shape_dynamic;
     }
     for (int s : g.release_after[i])
-      if (!keep[s] && !constant[s]) values[s] = Value();
+      if (!keep[s] && !b.constant[s]) values[s] = Value();
   }
-  for (int s : result_slots) first.push_back(values[s]);
+  b.values = std::move(values);
+  return b;
+}
 
-  Rewrite(g, end, values, specs, folded, result_slots);
-  if (!dynamic && !g.device.graph_enabled()) Capture(inputs);
+}  // namespace
+
+// NOTE: a static model builds its plan from inferred shapes alone and gets
+// its first results from the plan's first replay: running every node of the
+// original graph as well (unfused Conv, BatchNormalization and activation,
+// each result freshly allocated) made MobileNet-V2's first run at batch 1
+// take 4x its later runs.
+Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
+           ValueList& first) {
+  ValueList inputs;
+  for (int s : g.input_slots) inputs.push_back(values[s]);
+  const auto input_tensors = [&] {
+    TensorList t;
+    for (const Value& v : inputs) t.push_back(v.tensor());
+    return t;
+  };
+  const bool capture = !g.device.graph_enabled();
+  // The build run's temporaries go back to the OS as they die: cached, they
+  // would stay beside the replay's arena in size classes it never asks for
+  // (MobileNet-V2 at batch 8: peak RSS 382 MiB with caching, 221 without).
+  NoCachingScope no_caching(g.device.mem_pool());
+  std::optional<BuildRun> b;
+  if (capture) b = RunBuild(g, values, end, result_slots, true);
+  if (b) {
+    Rewrite(g, end, b->values, b->specs, b->folded, result_slots);
+    b.reset();
+    Capture(input_tensors());
+    first = Run(inputs);
+    return;
+  }
+  b = RunBuild(g, std::move(values), end, result_slots, false);
+  for (int s : result_slots) first.push_back(b->values[s]);
+  Rewrite(g, end, b->values, b->specs, b->folded, result_slots);
+  if (!b->dynamic && capture) Capture(input_tensors());
 }
 
 void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::vector<Spec>& specs,

@@ -1,19 +1,22 @@
 // The static inference plan of a prepared model for one input signature
-// (shapes and dtypes, the cut and the extra outputs). Building it runs the
-// model once, node by node, and learns from that run:
+// (shapes and dtypes, the cut and the extra outputs). Building it walks the
+// model once, node by node, and learns from that walk:
 //  - which values are constant for this signature: non-parameter constants,
 //    shapes (Shape, Size) and everything computed from them only. Their
-//    nodes are folded: their values become constants of the plan.
+//    nodes run and are folded: their values become constants of the plan.
 //  - which nodes infer shapes from computed values (NonZero, a Reshape whose
 //    shape comes from data, control flow, sequences): those make the plan
 //    "dynamic".
+// The walk first infers the other nodes' result shapes without running them;
+// only when a node's shapes need computed values does it start again and run
+// every node (the build run).
 // It then rewrites the graph: a BatchNormalization after a Conv is folded
 // into the Conv's weights and bias, and a Conv followed by an Add of a
 // same-shaped value and/or a Relu, LeakyRelu or Clip becomes one FusedConv
 // (oneDNN post-ops). A static plan is captured through Device::Exec once:
 // runs replay the recording (no shape inference, no allocation: one arena
-// planned from the values' lifetimes) with the inputs copied in. A dynamic
-// plan walks the rewritten graph node by node.
+// planned from the values' lifetimes) with the inputs copied in, the first
+// run included. A dynamic plan walks the rewritten graph node by node.
 //
 // Folded weights come from parameters, which training may change: the plan
 // remembers the version of every block it read them from and is rebuilt
@@ -58,7 +61,7 @@ class Plan {
  public:
   // Builds the plan for running nodes [0, end) of `g` with `values` (the
   // graph's constants with the inputs bound) and returning `result_slots`.
-  // `first` receives the results of the run the build makes.
+  // `first` receives the results of the first run.
   Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
        ValueList& first);
   // False once a parameter the plan folded has changed.

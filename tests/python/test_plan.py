@@ -104,6 +104,38 @@ def test_plan_folds_fuses_and_matches_onnxruntime(act):
     assert rep.planned_op_types == ["FusedConv", "FusedConv", "Reshape", "Gemm"]
 
 
+def test_the_first_run_is_the_plans_first_replay():
+    """A static model's plan is built from inferred shapes, without running
+    the original nodes: the first run's results come from the fused plan, bit
+    for bit those of the runs after it."""
+    model = _block()
+    rep = sonnx.prepare(model, "CPU")
+    x = _x(2)
+    first = tensor.to_numpy(rep.run([x])[0])
+    np.testing.assert_array_equal(first, tensor.to_numpy(rep.run([x])[0]))
+    np.testing.assert_allclose(first, _ort(model, x), rtol=RTOL, atol=ATOL)
+    assert rep.num_plans == 1
+
+
+def test_a_data_error_in_the_first_run_leaves_the_model_usable():
+    """An index out of range shows only in the kernel: the first run raises
+    it, and the next good input builds the plan and runs."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("Gather", ["r", "i"], ["y"], axis=0)],
+        "pick", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3]),
+                 helper.make_tensor_value_info("i", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    rep = sonnx.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                        "CPU")
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    with pytest.raises(Exception, match="index 7 is out of range"):
+        rep.run([x, np.array([0, 7], np.int64)])
+    y = tensor.to_numpy(rep.run([x, np.array([1, 3], np.int64)])[0])
+    np.testing.assert_array_equal(y, x[[1, 3]])
+    assert rep.num_plans == 1
+
+
 def test_plan_and_node_walk_agree_on_cuts_and_aux_outputs():
     model = _block()
     planned, walked = sonnx.prepare(model, "CPU"), sonnx.prepare(model, "CPU")
