@@ -117,23 +117,27 @@ def test_the_first_run_is_the_plans_first_replay():
     assert rep.num_plans == 1
 
 
-def test_a_data_error_in_the_first_run_leaves_the_model_usable():
-    """An index out of range shows only in the kernel: the first run raises
-    it, and the next good input builds the plan and runs."""
+@pytest.mark.parametrize("use_plan", [True, False])
+def test_a_data_error_names_the_node_and_leaves_the_model_usable(use_plan):
+    """An index out of range shows only in the kernel: the first run (the
+    plan's build), a replay and the node walk raise it naming the node, and
+    good inputs still run."""
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["r"]),
-         helper.make_node("Gather", ["r", "i"], ["y"], axis=0)],
+         helper.make_node("Gather", ["r", "i"], ["y"], axis=0, name="pick")],
         "pick", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3]),
                  helper.make_tensor_value_info("i", TensorProto.INT64, [2])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
     rep = sonnx.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
                         "CPU")
+    rep.use_plan = use_plan
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
-    with pytest.raises(Exception, match="index 7 is out of range"):
-        rep.run([x, np.array([0, 7], np.int64)])
-    y = tensor.to_numpy(rep.run([x, np.array([1, 3], np.int64)])[0])
-    np.testing.assert_array_equal(y, x[[1, 3]])
-    assert rep.num_plans == 1
+    for bad, good in (([0, 7], [1, 3]), ([-5, 0], [2, -1])):
+        with pytest.raises(Exception, match=r"Gather \(node 'pick'\): index -?[57] is out of range"):
+            rep.run([x, np.array(bad, np.int64)])
+        y = tensor.to_numpy(rep.run([x, np.array(good, np.int64)])[0])
+        np.testing.assert_array_equal(y, x[good])
+    assert rep.num_plans == (1 if use_plan else 0)
 
 
 def test_plan_and_node_walk_agree_on_cuts_and_aux_outputs():
