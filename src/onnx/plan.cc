@@ -6,7 +6,6 @@
 #include <set>
 #include <string_view>
 
-#include "kernels/cpu/dnnl_util.h"
 #include "singa/ops/tape.h"
 
 namespace singa::sonnx {
@@ -360,11 +359,11 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
 
   // Activations between convolutions stay in oneDNN's channel-blocked layout
   // (FusedConv's `blocked`) instead of being reordered to NCHW and back at
-  // every layer. A value qualifies when a 2-D float32 convolution makes it,
-  // its channels are a multiple of the CPU's channel block (16 or 8, see
-  // dnnl_util::ChannelBlock) and only convolutions read it: as X,
-  // or as Z where their own result is blocked too. Results, graph outputs
-  // and subgraph inputs stay NCHW.
+  // every layer: nChw<B>c when a value's channels are a multiple of the CPU's
+  // channel block B (16 or 8, see dnnl_util::ChannelBlock), channels-last
+  // (nhwc) otherwise. A value qualifies when a 2-D float32 convolution makes
+  // it and only convolutions read it: as X, or as Z where their own result is
+  // blocked too. Results, graph outputs and subgraph inputs stay NCHW.
   auto is_conv = [](const Node& n) {
     return IsOnnx(n, "Conv") || (n.domain == "ai.singa" && n.op_type == "FusedConv");
   };
@@ -392,8 +391,7 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
     const int s = nodes[i]->outputs[0];
     if (s < 0 || opaque[s] || uses[s].empty()) continue;
     const Spec& spec = specs[s];
-    blocked[s] = spec.dtype == DType::kFloat32 && spec.shape.size() == 4 && spec.shape[1] > 0 &&
-                 spec.shape[1] % cpu::dnnl_util::ChannelBlock() == 0;
+    blocked[s] = spec.dtype == DType::kFloat32 && spec.shape.size() == 4 && spec.shape[1] > 0;
   }
   for (bool changed = true; changed;) {
     changed = false;

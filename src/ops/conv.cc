@@ -14,9 +14,10 @@
 // LeakyRelu, Clip), as oneDNN post-ops of the one convolution. `blocked`
 // says which of its 2-D float32 tensors hold oneDNN's channel-blocked
 // nChw<B>c layout instead of NCHW, B = dnnl_util::ChannelBlock() (16 with
-// AVX-512, 8 with AVX2; the planner keeps activations blocked between
+// AVX-512, 8 with AVX2), or channels-last (nhwc) when their channels are not
+// a multiple of B (the planner keeps activations blocked between
 // convolutions, so they are not reordered at every layer): bit 0 X, bit 1 Y,
-// bit 2 Z (the channels a multiple of B, the tensors contiguous).
+// bit 2 Z (the tensors contiguous).
 //
 // Backward: the internal ops ConvGradData (dY, W) -> dX and ConvGradWeight
 // (dY, X) -> dW[, dB] (domain ai.singa), each a oneDNN convolution backward
@@ -55,11 +56,22 @@ struct ConvAttrs {
 
 constexpr int64_t kBlockedX = 1, kBlockedY = 2, kBlockedZ = 4;
 
-// Channel-blocked (nChw<B>c, B = du::ChannelBlock()) <-> NCHW for the
-// reference path (C a multiple of B): element (n, c, h, w) of a blocked
-// buffer is at ((n * C/B + c/B) * H * W + h * W + w) * B + c % B.
+// The block of a FusedConv's blocked buffer of C channels: B =
+// du::ChannelBlock() when C is a multiple of it, else C itself, which makes
+// nChw<C>c channels-last (nhwc): a padded nChw<B>c would not fit the
+// buffer of the plain shape.
+int64_t HeldBlock(int64_t channels) {
+  return channels % du::ChannelBlock() == 0 ? du::ChannelBlock() : channels;
+}
+memory::format_tag HeldTag(int64_t channels) {
+  return channels % du::ChannelBlock() == 0 ? du::BlockedTag(2) : memory::format_tag::nhwc;
+}
+
+// Blocked (nChw<B>c, B = HeldBlock(C)) <-> NCHW for the reference path:
+// element (n, c, h, w) of a blocked buffer is at
+// ((n * C/B + c/B) * H * W + h * W + w) * B + c % B.
 Tensor Unblock(const Tensor& t, bool to_blocked) {
-  const int64_t n = t.dim(0), c = t.dim(1), hw = t.dim(2) * t.dim(3), bk = du::ChannelBlock();
+  const int64_t n = t.dim(0), c = t.dim(1), hw = t.dim(2) * t.dim(3), bk = HeldBlock(c);
   const Tensor src = t.Contiguous();
   Tensor out(t.shape(), t.dtype(), t.device());
   const float* s = static_cast<const float*>(src.raw_data());
@@ -452,7 +464,9 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
     // not a multiple of B) and as oneDNN's pick (one fixed side and one
     // `any` can leave oneDNN with its reference kernel only).
     const auto side = [&](const memory::desc& d, bool fixed, bool c16) {
-      return with_tag(d, fixed || c16 ? du::BlockedTag(2) : memory::format_tag::any);
+      return with_tag(d, fixed ? HeldTag(d.get_dims()[1])
+                         : c16 ? du::BlockedTag(2)
+                               : memory::format_tag::any);
     };
     add("blocked", side(src_plain, a.blocked & kBlockedX, true),
         side(dst_plain, a.blocked & kBlockedY, true));

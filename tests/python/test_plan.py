@@ -291,34 +291,43 @@ def test_fused_conv_is_conv_plus_z_then_activation(reference, act, alpha, beta, 
     np.testing.assert_allclose(tensor.to_numpy(got), want, rtol=1e-5, atol=1e-5)
 
 
-def _to_blocked(a):
-    """NCHW -> oneDNN's nChw<B>c (B: 16 with AVX-512, else 8), as a tensor of
-    the NCHW shape (FusedConv's `blocked`)."""
+def _held_block(c):
+    """FusedConv's block for c channels: oneDNN's (16 with AVX-512, else 8)
+    when c is a multiple of it, else c (channels-last)."""
     from singa import _singa
-    n, c, h, w = a.shape
     bk = _singa.channel_block()
+    return bk if c % bk == 0 else c
+
+
+def _to_blocked(a):
+    """NCHW -> nChw<B>c (B = _held_block(C)), as a tensor of the NCHW shape
+    (FusedConv's `blocked`)."""
+    n, c, h, w = a.shape
+    bk = _held_block(c)
     return np.ascontiguousarray(a.reshape(n, c // bk, bk, h, w).transpose(0, 1, 3, 4, 2)) \
         .reshape(n, c, h, w)
 
 
 def _from_blocked(a):
-    from singa import _singa
     n, c, h, w = a.shape
-    bk = _singa.channel_block()
+    bk = _held_block(c)
     return a.reshape(n, c // bk, h, w, bk).transpose(0, 1, 4, 2, 3).reshape(n, c, h, w)
 
 
 @pytest.mark.parametrize("reference", [False, True])
 @pytest.mark.parametrize("bits", [1, 2, 3, 6, 7])
-def test_fused_conv_reads_and_writes_blocked_layouts(reference, bits):
+@pytest.mark.parametrize("c,m", [(32, 16), (10, 6)])
+def test_fused_conv_reads_and_writes_blocked_layouts(reference, bits, c, m):
     """FusedConv's `blocked` bits (X 1, Y 2, Z 4): the same numbers as the
-    plain convolution, in nChw<B>c where a bit says so, fast and reference."""
+    plain convolution, in nChw<B>c where a bit says so (channels-last for
+    channel counts that are not a multiple of oneDNN's block), fast and
+    reference."""
     from singa import _singa
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((2, 32, 7, 7)).astype(np.float32)
-    w = (rng.standard_normal((16, 16, 3, 3)) * 0.2).astype(np.float32)
-    b = rng.standard_normal(16).astype(np.float32)
-    z = rng.standard_normal((2, 16, 7, 7)).astype(np.float32)
+    x = rng.standard_normal((2, c, 7, 7)).astype(np.float32)
+    w = (rng.standard_normal((m, c // 2, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    z = rng.standard_normal((2, m, 7, 7)).astype(np.float32)
     geo = {"pads": [1, 1, 1, 1], "group": 2}
     want = np.clip(tensor.to_numpy(_singa.call_op(
         "Conv", [tensor.from_numpy(a).data for a in (x, w, b)], geo)[0]) + z, 0, 1.5)
@@ -331,10 +340,11 @@ def test_fused_conv_reads_and_writes_blocked_layouts(reference, bits):
                                atol=1e-5)
 
 
-def _mobile_block():
-    """x[N,16,8,8] -> Conv 16->32 + BN + Clip -> depthwise 3x3 + Clip -> 1x1 32->32 (+ the
-    first conv's result) -> Relu -> GlobalAveragePool: channels of 16 and 32 keep the
-    activations blocked between the convolutions, the residual as Z."""
+def _mobile_block(ci=16, c=32):
+    """x[N,ci,8,8] -> Conv ci->c + BN + Clip -> depthwise 3x3 + Clip -> 1x1 c->c (+ the
+    first conv's result) -> Relu -> GlobalAveragePool: the activations stay blocked
+    between the convolutions (nChw<B>c, or channels-last when c is not a multiple of
+    oneDNN's block), the residual as Z."""
     rng = np.random.default_rng(3)
     inits = []
 
@@ -342,18 +352,18 @@ def _mobile_block():
         inits.append(numpy_helper.from_array(np.asarray(arr, np.float32), name))
         return name
 
-    init("w1", rng.standard_normal((32, 16, 1, 1)) * 0.3)
-    init("g", rng.uniform(0.5, 1.5, 32)), init("bb", rng.standard_normal(32) * 0.1)
-    init("m", rng.standard_normal(32) * 0.1), init("v", rng.uniform(0.5, 1.5, 32))
-    init("wd", rng.standard_normal((32, 1, 3, 3)) * 0.3)
-    init("w3", rng.standard_normal((32, 32, 1, 1)) * 0.2)
-    init("b3", rng.standard_normal(32) * 0.1)
+    init("w1", rng.standard_normal((c, ci, 1, 1)) * 0.3)
+    init("g", rng.uniform(0.5, 1.5, c)), init("bb", rng.standard_normal(c) * 0.1)
+    init("m", rng.standard_normal(c) * 0.1), init("v", rng.uniform(0.5, 1.5, c))
+    init("wd", rng.standard_normal((c, 1, 3, 3)) * 0.3)
+    init("w3", rng.standard_normal((c, c, 1, 1)) * 0.2)
+    init("b3", rng.standard_normal(c) * 0.1)
     init("lo", 0.0), init("hi", 6.0)
     nodes = [
         helper.make_node("Conv", ["x", "w1"], ["c1"]),
         helper.make_node("BatchNormalization", ["c1", "g", "bb", "m", "v"], ["n1"]),
         helper.make_node("Clip", ["n1", "lo", "hi"], ["a1"]),
-        helper.make_node("Conv", ["a1", "wd"], ["c2"], pads=[1, 1, 1, 1], group=32),
+        helper.make_node("Conv", ["a1", "wd"], ["c2"], pads=[1, 1, 1, 1], group=c),
         helper.make_node("Clip", ["c2", "lo", "hi"], ["a2"]),
         helper.make_node("Conv", ["a2", "w3", "b3"], ["c3"]),
         helper.make_node("Add", ["c3", "a1"], ["s"]),
@@ -361,16 +371,17 @@ def _mobile_block():
         helper.make_node("GlobalAveragePool", ["r"], ["y"]),
     ]
     graph = helper.make_graph(
-        nodes, "mobile", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 16, 8, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 32, 1, 1])], inits)
+        nodes, "mobile", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", ci, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", c, 1, 1])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model)
     return model
 
 
-def test_activations_stay_blocked_between_convolutions():
-    model = _mobile_block()
-    x = np.random.default_rng(4).standard_normal((2, 16, 8, 8)).astype(np.float32)
+@pytest.mark.parametrize("ci,c", [(16, 32), (6, 10)])
+def test_activations_stay_blocked_between_convolutions(ci, c):
+    model = _mobile_block(ci, c)
+    x = np.random.default_rng(4).standard_normal((2, ci, 8, 8)).astype(np.float32)
     rep = sonnx.prepare(model, "CPU")
     walked = sonnx.prepare(model, "CPU")
     walked.use_plan = False
@@ -383,7 +394,7 @@ def test_activations_stay_blocked_between_convolutions():
     both = onnx.ModelProto()
     both.CopyFrom(model)
     both.graph.output.append(
-        helper.make_tensor_value_info("a1", TensorProto.FLOAT, ["N", 32, 8, 8]))
+        helper.make_tensor_value_info("a1", TensorProto.FLOAT, ["N", c, 8, 8]))
     sess = ort.InferenceSession(both.SerializeToString(), providers=["CPUExecutionProvider"])
     want_y, want_a1 = sess.run(None, {"x": x})
     for _ in range(2):
@@ -393,19 +404,22 @@ def test_activations_stay_blocked_between_convolutions():
 
 
 def test_the_build_run_leaves_nothing_in_the_pool_cache():
-    """Building a plan runs the model node by node; its temporaries go back
-    to the OS instead of the pool's cache, where they would sit beside the
-    replay's arena in size classes it never asks for. Each value of the
-    chain has its own size class; measured after the first run: 28 blocks
-    of x's size cached when the build run caches, 8 when it does not."""
+    """A model whose shapes come from data (NonZero here) builds its plan by
+    running every node; the temporaries go back to the OS instead of the
+    pool's cache, where they would sit beside the replay's arena in size
+    classes it never asks for. Each value of the chain has its own size
+    class; measured after the first run: 28 blocks of x's size cached when
+    the build run caches, 8 when it does not."""
     n = 6
-    nodes = [helper.make_node("Concat", ["x" if i == 0 else f"v{i}", "x"], [f"v{i + 1}"], axis=0)
-             for i in range(n)]
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"])]
+    nodes += [helper.make_node("Concat", ["x" if i == 0 else f"v{i}", "x"], [f"v{i + 1}"], axis=0)
+              for i in range(n)]
     nodes += [helper.make_node("ReduceSum", [f"v{n}"], ["y"], keepdims=0)]
     model = helper.make_model(
         helper.make_graph(nodes, "chain",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 256])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])]),
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, []),
+                           helper.make_tensor_value_info("nz", TensorProto.INT64, [2, None])]),
         opset_imports=[helper.make_opsetid("", 17)])
     x = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
     device.empty_cache()
