@@ -64,7 +64,7 @@ int64_t HeldBlock(int64_t channels) {
   return channels % du::ChannelBlock() == 0 ? du::ChannelBlock() : channels;
 }
 memory::format_tag HeldTag(int64_t channels) {
-  return channels % du::ChannelBlock() == 0 ? du::BlockedTag(2) : memory::format_tag::nhwc;
+  return HeldBlock(channels) == du::ChannelBlock() ? du::BlockedTag(2) : memory::format_tag::nhwc;
 }
 
 // Blocked (nChw<B>c, B = HeldBlock(C)) <-> NCHW for the reference path:

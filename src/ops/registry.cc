@@ -30,31 +30,21 @@ std::string Key(std::string_view domain, std::string_view name) {
   return d + "::" + std::string(name);
 }
 
-// Rethrows the error being handled, as its own type, with `where` (the op
-// and its node) in front of the message, or in place of the op's name when
-// the message starts with it: kernels know their op but not the node.
-[[noreturn]] void RethrowAt(std::string_view op, const std::string& where) {
-  const auto at = [&](const Error& e) {
-    std::string_view msg = e.what();
-    const std::string prefix = std::string(op) + ": ";
-    if (msg.starts_with(prefix)) msg.remove_prefix(prefix.size());
-    return where + ": " + std::string(msg);
-  };
-  try {
-    throw;
-  } catch (const InvalidModel& e) {
-    throw InvalidModel(at(e));
-  } catch (const UnsupportedOp& e) {
-    throw UnsupportedOp(at(e));
-  } catch (const ShapeError& e) {
-    throw ShapeError(at(e));
-  } catch (const DTypeError& e) {
-    throw DTypeError(at(e));
-  } catch (const IOError& e) {
-    throw IOError(at(e));
-  } catch (const Error& e) {
-    throw Error(at(e));
-  }
+// Throws `e` again as its own type (one of `Types`, else Error) with
+// `where` (the op and its node) in front of the message, or in place of the
+// op's name when the message starts with it: kernels know their op but not
+// the node.
+template <class... Types>
+[[noreturn]] void RethrowAt(const Error& e, std::string_view op, const std::string& where) {
+  std::string_view msg = e.what();
+  const std::string prefix = std::string(op) + ": ";
+  if (msg.starts_with(prefix)) msg.remove_prefix(prefix.size());
+  const std::string text = where + ": " + std::string(msg);
+  ((dynamic_cast<const Types*>(&e) ? throw Types(text) : void()), ...);
+  throw Error(text);
+}
+[[noreturn]] void RethrowAt(const Error& e, std::string_view op, const std::string& where) {
+  RethrowAt<InvalidModel, UnsupportedOp, ShapeError, DTypeError, IOError>(e, op, where);
 }
 
 }  // namespace
@@ -232,17 +222,17 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
   // captured the recorded closure must own what it reads; eagerly it runs at
   // once and borrows.
   // A model's node is named in its kernel's errors.
-  const std::string where = node.empty() ? std::string() : ctx.where();
   if (dev.graph_enabled()) {
     TensorList in(inputs.begin(), inputs.end());
     dev.Exec(
-        [fn = *fn, attrs, in, outputs, op = name, where]() mutable {
+        [fn = *fn, attrs, in, outputs, op = name,
+         where = node.empty() ? std::string() : ctx.where()]() mutable {
           KernelCtx k{in, outputs};
           try {
             fn(k, attrs.get());
-          } catch (const Error&) {
+          } catch (const Error& e) {
             if (where.empty()) throw;
-            RethrowAt(op, where);
+            RethrowAt(e, op, where);
           }
         },
         inputs, outputs);
@@ -252,9 +242,9 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
           KernelCtx k{inputs, outputs};
           try {
             (*fn)(k, attrs.get());
-          } catch (const Error&) {
-            if (where.empty()) throw;
-            RethrowAt(name, where);
+          } catch (const Error& e) {
+            if (node.empty()) throw;
+            RethrowAt(e, name, ctx.where());
           }
         },
         inputs, outputs);
