@@ -182,8 +182,9 @@ AttrValue ToAttrValue(nb::handle v, const std::string& key) {
 nb::object FromAttrValue(const AttrValue& v) {
   return std::visit(
       [](const auto& x) -> nb::object {
-        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>)
-          return nb::none();
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, std::monostate> || std::is_same_v<X, SubgraphPtr>)
+          return nb::none();  // a graph is the importer's: Python sees none
         else
           return nb::cast(x);
       },
@@ -448,6 +449,17 @@ NB_MODULE(_singa, m) {
                    [](const OpSchema& s) { return static_cast<bool>(s.reference); })
       .def_prop_ro("is_alias", [](const OpSchema& s) { return static_cast<bool>(s.alias); })
       .def_prop_ro("has_backward", [](const OpSchema& s) { return static_cast<bool>(s.backward); })
+      .def_prop_ro("has_tensor_kernel",
+                   [](const OpSchema& s) { return static_cast<bool>(s.kernel || s.alias); })
+      .def_prop_ro("has_value_kernel",
+                   [](const OpSchema& s) { return static_cast<bool>(s.value_kernel); })
+      .def_prop_ro("graph_attributes",
+                   [](const OpSchema& s) {
+                     std::vector<std::string> names;
+                     for (const AttrInfo& a : s.attrs)
+                       if (a.graph) names.push_back(a.name);
+                     return names;
+                   })
       .def_prop_ro("has_export_hook",
                    [](const OpSchema& s) { return static_cast<bool>(s.to_onnx); });
   m.def("op_schemas", &OpRegistry::All, nb::rv_policy::reference);

@@ -111,9 +111,9 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
     const bool inputs_constant = std::all_of(node.inputs.begin(), node.inputs.end(),
                                              [&](int s) { return s < 0 || b.constant[s]; });
     const bool infer_only = shapes_only && !inputs_constant && !reads_shape_only;
-    if (infer_only &&
-        (node.control != ControlFlow::kNone || node.value_op || !node.schema ||
-         std::any_of(in.begin(), in.end(), [](const Value& v) { return v.is_sequence(); })))
+    if (infer_only && (node.on_values || std::any_of(in.begin(), in.end(), [](const Value& v) {
+                         return v.is_sequence();
+                       })))
       return std::nullopt;
     reads.blocks.clear();
     ValueList out;
@@ -135,8 +135,8 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
         out = RunNode(g, node, in, values);
       }
     }
-    bool node_dynamic = !node.schema, any_shape_dynamic = false;
-    bool all_constant = node.schema && !Nondeterministic(node);
+    bool node_dynamic = node.on_values, any_shape_dynamic = false;
+    bool all_constant = !node.on_values && !Nondeterministic(node);
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const int s = node.inputs[k];
       if (s < 0) continue;
@@ -227,8 +227,7 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
     nodes[i] = n;
     for (int s : n.inputs)
       if (s >= 0) ++readers[s], reader[s] = i;
-    for (const auto& outer : n.outer_inputs)
-      for (int s : outer) ++readers[s], reader[s] = -1;
+    for (int s : n.outer_inputs) ++readers[s], reader[s] = -1;
   }
   for (int s : g.output_slots) ++readers[s], reader[s] = -1;
   for (int s : result_slots) ++readers[s], reader[s] = -1;
@@ -381,8 +380,7 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
       else
         opaque[s] = 1;
     }
-    for (const auto& outer : n.outer_inputs)
-      for (int s : outer) opaque[s] = 1;
+    for (int s : n.outer_inputs) opaque[s] = 1;
   }
   for (int s : g.output_slots) opaque[s] = 1;
   for (int s : result_slots) opaque[s] = 1;

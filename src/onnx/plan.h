@@ -30,22 +30,14 @@
 
 namespace singa::sonnx {
 
-// Runs a node (any op, control flow or value op) on its inputs; `values` are
-// the graph's values, which subgraphs may read.
+// Runs a node on its inputs (OpSchema::RunValues); `values` are the graph's
+// values, which its graph attributes may read.
 ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values);
 // Runs a subgraph on `inputs` (its formal inputs) with the values it reads
 // from the enclosing graph taken from `parent_values` (`outer`: their slots
 // there, in the order of the subgraph's outer_names).
 ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList& parent_values,
                       const std::vector<int>& outer, const std::string& where);
-// FlexAttention with its score_mod and/or prob_mod subgraphs, as ops
-// (src/onnx/flex_attention.cc).
-ValueList RunFlexAttention(const Graph& g, const Node& node, const ValueList& in,
-                           const ValueList& values);
-// Gradient: the gradients of its y with respect to its xs, at its inputs
-// (src/onnx/gradient.cc).
-ValueList RunGradient(const Graph& g, const Node& node, const ValueList& in,
-                      const ValueList& values);
 // Runs nodes [0, end) over `values`, dropping each value after its last
 // reader unless `keep` (when not empty) marks it.
 void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep);

@@ -273,15 +273,15 @@ AttrValue AttrFromProto(const onnx::AttributeProto& a, const std::string& base_d
     }
     case A::GRAPH:
     case A::GRAPHS:
-      throw UnsupportedOp(what +
-                          " is a graph: graph attributes are supported for If, Loop, "
-                          "Scan, SequenceMap and FlexAttention only");
+      throw UnsupportedOp(what + " is a graph: the op takes no graph attribute of that name");
     case A::SPARSE_TENSOR:
     case A::SPARSE_TENSORS:
       throw UnsupportedOp(what + " is a sparse tensor: sparse tensors are not supported");
     case A::TYPE_PROTO:
+      // A type (Optional's `type`): its serialized TypeProto.
+      return a.tp().SerializeAsString();
     case A::TYPE_PROTOS:
-      throw UnsupportedOp(what + " is a type: type attributes are not supported");
+      throw UnsupportedOp(what + " is a list of types: type-list attributes are not supported");
     default:
       throw InvalidModel(what + " has no value (attribute type " + std::to_string(a.type()) + ")");
   }

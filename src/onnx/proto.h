@@ -7,6 +7,7 @@
 #include <string>
 
 #include "onnx-ml.pb.h"
+#include "singa/onnx/inspect.h"
 #include "singa/onnx/sonnx.h"
 #include "singa/ops/op.h"
 
@@ -23,13 +24,21 @@ int PackedBits(DType dt);
 Tensor TensorFromProto(const onnx::TensorProto& proto, const std::string& base_dir, Device device,
                        const std::string& what);
 
-// An attribute as the op registry takes it. Graph, sparse-tensor and type
-// attributes raise UnsupportedOp naming `where` and the attribute.
+// An attribute as the op registry takes it (a type: its serialized
+// TypeProto). Graph attributes are the reader's to read; they, sparse
+// tensors and type lists raise UnsupportedOp naming `where` and the attribute.
 AttrValue AttrFromProto(const onnx::AttributeProto& attr, const std::string& base_dir,
                         Device device, const std::string& where);
 
 // A graph input's or output's declared type; raises UnsupportedOp for
 // non-tensor types (sequences, maps, optionals, sparse tensors).
 ValueInfo ValueInfoFromProto(const onnx::ValueInfoProto& info, const std::string& what);
+
+// Reads the model as Prepare does, but each node it would refuse is added
+// to `issues` (with why) instead of thrown, and initializer data is not
+// read (reader.cc; `singa info`). Errors of the whole graph (a cycle, a
+// missing value) still throw.
+void CheckModel(onnx::ModelProto& model, const std::string& base_dir,
+                std::vector<NodeIssue>& issues);
 
 }  // namespace singa::sonnx

@@ -17,6 +17,7 @@
 
 #include "onnx/graph.h"
 #include "onnx/proto.h"
+#include "singa/onnx/inspect.h"
 
 namespace singa::sonnx {
 namespace {
@@ -25,7 +26,6 @@ namespace {
 // per-domain opset to resolve ops with.
 constexpr int64_t kMinIrVersion = 3;
 
-std::string DomainKey(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
 // Values a graph reads but does not define (its subgraphs' too): they come
 // from enclosing graphs.
 void FreeNames(const onnx::GraphProto& gp, std::set<std::string>& out) {
@@ -48,18 +48,27 @@ void FreeNames(const onnx::GraphProto& gp, std::set<std::string>& out) {
     if (!defined.count(u)) out.insert(u);
 }
 
-bool IsGradient(const onnx::NodeProto& n) {
-  return n.op_type() == "Gradient" && n.domain() == "ai.onnx.preview.training";
+// Constant nodes are folded at Prepare: their values become constants.
+bool IsConstant(const onnx::NodeProto& n) {
+  return n.op_type() == "Constant" && DomainKey(n.domain()).empty();
+}
+
+// The schema a node resolves to at the model's opsets; null when none.
+const OpSchema* SchemaOf(const onnx::NodeProto& n, const std::map<std::string, int>& opsets) {
+  auto it = opsets.find(DomainKey(n.domain()));
+  return it == opsets.end() ? nullptr
+                            : OpRegistry::Find(n.op_type(), it->second, DomainKey(n.domain()));
 }
 
 // The values a node reads from its graph: its inputs, then what its
-// subgraphs read from outside themselves (Gradient: its y, which it
-// recomputes, so it comes after y's nodes).
-std::vector<std::string> NodeReads(const onnx::NodeProto& n) {
+// subgraphs read from outside themselves, then for an op with a cut graph
+// (Gradient) the value it recomputes, so it comes after that value's nodes.
+std::vector<std::string> NodeReads(const onnx::NodeProto& n,
+                                   const std::map<std::string, int>& opsets) {
   std::vector<std::string> reads(n.input().begin(), n.input().end());
-  if (IsGradient(n))
+  if (const OpSchema* s = SchemaOf(n, opsets); s && s->cut_graph)
     for (const auto& a : n.attribute())
-      if (a.name() == "y") reads.push_back(a.s());
+      if (a.name() == s->cut_graph->output) reads.push_back(a.s());
   std::set<std::string> free;
   for (const auto& a : n.attribute()) {
     if (a.has_g()) FreeNames(a.g(), free);
@@ -77,6 +86,10 @@ class Reader {
   Reader(const onnx::GraphProto& gp, std::shared_ptr<Graph> g, std::string base_dir,
          const Reader* parent, onnx::GraphProto* owned = nullptr)
       : gp_(gp), base_dir_(std::move(base_dir)), g_(std::move(g)), parent_(parent), owned_(owned) {}
+
+  // Collect mode (inspect): refused nodes go to `issues`, initializer data
+  // is not read.
+  void set_issues(std::vector<NodeIssue>* issues) { issues_ = issues; }
 
   std::shared_ptr<Graph> Read() {
     const onnx::GraphProto& gp = gp_;
@@ -130,6 +143,7 @@ class Reader {
       const onnx::TensorProto& init = gp.initializer(i);
       const std::string what = "initializer '" + init.name() + "'";
       int slot = NewSlot(init.name(), "initializer");
+      if (issues_) continue;
       Tensor t = TensorFromProto(init, base_dir_, g_->device, what);
       // The bytes now live in the tensor: free the proto's copy, so a model
       // is held once rather than twice while the rest is read.
@@ -179,7 +193,7 @@ class Reader {
     std::vector<int> pending(n, 0);
     for (int i = 0; i < n; ++i) {
       std::set<int> deps;
-      const std::vector<std::string> reads = NodeReads(gp.node(i));
+      const std::vector<std::string> reads = NodeReads(gp.node(i), g_->opsets);
       for (size_t r = 0; r < reads.size(); ++r) {
         const std::string& in = reads[r];
         if (in.empty()) continue;
@@ -260,7 +274,23 @@ class Reader {
     return "node '" + NodeName(n, index) + "' (" + n.op_type() + ")";
   }
 
+  // Adds one node; in collect mode (inspect) a node the importer refuses is
+  // reported instead, and its outputs still become values of the graph, so
+  // the nodes after it are checked too.
   void AddNode(const onnx::NodeProto& np, int file_index) {
+    if (!issues_) return AddNodeOrThrow(np, file_index);
+    try {
+      AddNodeOrThrow(np, file_index);
+    } catch (const Error& e) {
+      issues_->push_back({prefix_ + NodeName(np, file_index), np.op_type(),
+                          DomainName(DomainKey(np.domain())), e.what(),
+                          !SchemaOf(np, g_->opsets) && !IsConstant(np)});
+      for (const std::string& out : np.output())
+        if (!out.empty() && !HasValue(out)) NewSlot(out, "output");
+    }
+  }
+
+  void AddNodeOrThrow(const onnx::NodeProto& np, int file_index) {
     Node node;
     node.name = NodeName(np, file_index);
     node.op_type = np.op_type();
@@ -272,36 +302,11 @@ class Reader {
     int num_inputs = np.input_size();
     while (num_inputs > 0 && np.input(num_inputs - 1).empty()) --num_inputs;
 
-    if (node.op_type == "Constant" && node.domain.empty()) {
+    if (IsConstant(np)) {
       FoldConstant(np, where);
       return;
     }
-    if (node.domain.empty() && (node.op_type == "If" || node.op_type == "Loop" ||
-                                node.op_type == "Scan" || node.op_type == "SequenceMap")) {
-      AddControlFlow(np, std::move(node), num_inputs, num_outputs);
-      return;
-    }
-    if (IsGradient(np)) {
-      AddGradient(np, std::move(node), num_inputs, num_outputs);
-      return;
-    }
-    if (node.domain == "ai.onnx.preview" && node.op_type == "FlexAttention" &&
-        std::any_of(np.attribute().begin(), np.attribute().end(),
-                    [](const onnx::AttributeProto& a) { return a.has_g(); })) {
-      AddControlFlow(np, std::move(node), num_inputs, num_outputs);
-      return;
-    }
-
     auto opset = g_->opsets.find(node.domain);
-    if (node.domain.empty() && opset != g_->opsets.end() &&
-        (node.value_op = FindValueOp(node.op_type))) {
-      SINGA_CHECK(opset->second >= node.value_op->since_version, UnsupportedOp,
-                  where << ": " << node.op_type << " exists from opset "
-                        << node.value_op->since_version << "; the model imports opset "
-                        << opset->second);
-      AddValueOp(np, std::move(node), num_inputs, num_outputs, where);
-      return;
-    }
     if (opset == g_->opsets.end()) {
       SINGA_CHECK(!OpRegistry::Find(node.op_type, kLatestOpset, node.domain), InvalidModel,
                   where << ": domain '" << DomainName(node.domain)
@@ -315,242 +320,101 @@ class Reader {
       throw UnsupportedOp(where + ": " + e.what());
     }
     const OpSchema& s = *node.schema;
-    SINGA_CHECK(num_inputs <= s.max_inputs(), InvalidModel,
-                where << ": " << num_inputs << " inputs; the op takes at most " << s.max_inputs());
-    SINGA_CHECK(num_outputs <= s.max_outputs(), InvalidModel,
-                where << ": " << num_outputs << " outputs; the op has at most " << s.max_outputs());
-    SINGA_CHECK(
-        num_outputs >= s.min_outputs(), InvalidModel,
-        where << ": " << num_outputs << " outputs; the op has at least " << s.min_outputs());
+    SINGA_CHECK(num_inputs >= s.min_inputs() && num_inputs <= s.max_inputs(), InvalidModel,
+                where << ": " << num_inputs << " inputs; the op takes "
+                      << Range(s.min_inputs(), s.max_inputs()));
+    SINGA_CHECK(num_outputs >= s.min_outputs() && num_outputs <= s.max_outputs(), InvalidModel,
+                where << ": " << num_outputs << " outputs; the op has "
+                      << Range(s.min_outputs(), s.max_outputs()));
 
     AttrMap attrs;
-    for (const auto& a : np.attribute())
+    for (const auto& a : np.attribute()) {
+      if (a.type() == onnx::AttributeProto::GRAPH || (a.type() == 0 && a.has_g())) {
+        const AttrInfo* info = s.find_attr(a.name());
+        SINGA_CHECK(info && info->graph, UnsupportedOp,
+                    where << ": attribute '" << a.name() << "' is a graph; the op takes no graph "
+                          << "attribute of that name");
+        attrs[a.name()] = ReadGraphAttr(a.g(), node.name + "/" + a.name() + "/", node);
+        continue;
+      }
       attrs[a.name()] = AttrFromProto(a, base_dir_, g_->device, where);
+    }
+    if (s.cut_graph) attrs[s.cut_graph->name] = CutGraph(*s.cut_graph, attrs, node, where);
     node.attrs = s.ParseAttrs(attrs, {}, node.name);
-
+    node.on_values = s.RunsOnValues(attrs);
+    if (s.validate) s.validate(num_inputs, num_outputs, node.attrs.get(), where);
     AppendNode(np, std::move(node), num_inputs, num_outputs, where);
   }
 
-  // Sequence and optional ops: attributes kept as they are (Optional's
-  // `type` only types its empty result: none).
-  void AddValueOp(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs,
-                  const std::string& where) {
-    const ValueOp& op = *node.value_op;
-    SINGA_CHECK(num_inputs >= op.min_inputs && num_inputs <= op.max_inputs, InvalidModel,
-                where << ": " << num_inputs << " inputs; the op takes " << op.min_inputs
-                      << (op.max_inputs == op.min_inputs ? std::string()
-                          : op.max_inputs == std::numeric_limits<int>::max()
-                              ? std::string(" or more")
-                              : " to " + std::to_string(op.max_inputs)));
-    SINGA_CHECK(num_outputs == 1, InvalidModel,
-                where << ": " << num_outputs << " outputs; the op has one");
-    for (const auto& a : np.attribute()) {
-      if (node.op_type == "Optional" && a.name() == "type") continue;
-      node.value_attrs[a.name()] = AttrFromProto(a, base_dir_, g_->device, where);
-    }
-    AppendNode(np, std::move(node), num_inputs, num_outputs, where);
+  // "2", "1 to 3" or "1 or more": an op's input or output count for messages.
+  static std::string Range(int lo, int hi) {
+    if (hi == lo) return std::to_string(lo);
+    if (hi == std::numeric_limits<int>::max()) return std::to_string(lo) + " or more";
+    return std::to_string(lo) + " to " + std::to_string(hi);
   }
 
-  // If, Loop, Scan, SequenceMap and FlexAttention with graph attributes:
-  // their subgraphs are read with this graph as the enclosing scope; the
-  // values they read from here become extra inputs.
-  void AddControlFlow(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs) {
-    const std::string where = g_->Where(node);
-    auto imported = g_->opsets.find(node.domain);
-    SINGA_CHECK(imported != g_->opsets.end(), InvalidModel,
-                where << ": the model does not import the " << DomainName(node.domain) << " opset");
-    const int opset = imported->second;
-    if (node.op_type == "FlexAttention") {
-      node.control = ControlFlow::kFlexAttention;
-      SINGA_CHECK(num_inputs == 3 && num_outputs == 1, InvalidModel,
-                  where << ": FlexAttention takes Q, K and V and gives Y; the node has "
-                        << num_inputs << " inputs and " << num_outputs << " outputs");
-    } else if (node.op_type == "If") {
-      node.control = ControlFlow::kIf;
-      SINGA_CHECK(num_inputs == 1, InvalidModel, where << ": If takes one input (cond)");
-    } else if (node.op_type == "Loop") {
-      node.control = ControlFlow::kLoop;
-    } else if (node.op_type == "SequenceMap") {
-      node.control = ControlFlow::kSequenceMap;
-      SINGA_CHECK(opset >= 17, UnsupportedOp,
-                  where << ": SequenceMap exists from opset 17; the model imports " << opset);
-      SINGA_CHECK(num_inputs >= 1, InvalidModel, where << ": SequenceMap takes input_sequence");
-    } else {
-      node.control = ControlFlow::kScan;
-      node.scan.batched = opset < 9;
-    }
-    std::map<std::string, const onnx::GraphProto*> graphs;
-    for (const auto& a : np.attribute()) {
-      if (a.type() == onnx::AttributeProto::GRAPH || a.has_g()) {
-        graphs[a.name()] = &a.g();
-        continue;
-      }
-      AttrValue v = AttrFromProto(a, base_dir_, g_->device, where);
-      auto ints = [&] {
-        auto* p = std::get_if<std::vector<int64_t>>(&v);
-        SINGA_CHECK(p, InvalidModel, where << ": attribute '" << a.name() << "' must be ints");
-        return *p;
-      };
-      if (node.control == ControlFlow::kScan && a.name() == "num_scan_inputs") {
-        auto* p = std::get_if<int64_t>(&v);
-        SINGA_CHECK(p, InvalidModel, where << ": attribute 'num_scan_inputs' must be an int");
-        node.scan.num_scan_inputs = *p;
-      } else if (node.control == ControlFlow::kScan && a.name() == "scan_input_axes") {
-        node.scan.input_axes = ints();
-      } else if (node.control == ControlFlow::kScan &&
-                 a.name() == (node.scan.batched ? "directions" : "scan_input_directions")) {
-        node.scan.input_directions = ints();
-      } else if (node.control == ControlFlow::kScan && a.name() == "scan_output_axes") {
-        node.scan.output_axes = ints();
-      } else if (node.control == ControlFlow::kScan && a.name() == "scan_output_directions") {
-        node.scan.output_directions = ints();
-      } else if (node.control == ControlFlow::kFlexAttention &&
-                 (a.name() == "scale" || a.name() == "softmax_precision")) {
-        node.value_attrs[a.name()] = std::move(v);
-      } else {
-        throw InvalidModel(where + ": unknown attribute '" + a.name() + "'");
-      }
-    }
-    const std::vector<std::string> names =
-        node.control == ControlFlow::kIf ? std::vector<std::string>{"then_branch", "else_branch"}
-        : node.control == ControlFlow::kFlexAttention
-            ? std::vector<std::string>{"score_mod", "prob_mod"}
-            : std::vector<std::string>{"body"};
-    for (const auto& [name, graph] : graphs)
-      SINGA_CHECK(std::find(names.begin(), names.end(), name) != names.end(), InvalidModel,
-                  where << ": unknown graph attribute '" << name << "'");
-    for (const std::string& name : names) {
-      auto it = graphs.find(name);
-      if (it == graphs.end() && node.control == ControlFlow::kFlexAttention) {
-        node.subgraphs.push_back(nullptr);  // optional
-        node.outer_inputs.emplace_back();
-        continue;
-      }
-      SINGA_CHECK(it != graphs.end(), InvalidModel,
-                  where << ": graph attribute '" << name << "' is missing");
-      auto sub = std::make_shared<Graph>();
-      sub->ir_version = g_->ir_version;
-      sub->opsets = g_->opsets;
-      sub->device = g_->device;
-      std::shared_ptr<Graph> read = Reader(*it->second, sub, base_dir_, this).Read();
-      std::vector<int> outer;
-      for (const std::string& o : read->outer_names) outer.push_back(g_->slot_of.at(o));
-      node.outer_inputs.push_back(std::move(outer));
-      node.subgraphs.push_back(std::move(read));
-    }
-    const Graph* body = node.subgraphs[0].get();  // null: FlexAttention without score_mod
-    if (node.control == ControlFlow::kFlexAttention) {
-      for (size_t i = 0; i < names.size(); ++i)
-        SINGA_CHECK(
-            !node.subgraphs[i] ||
-                (node.subgraphs[i]->inputs.size() == 1 && node.subgraphs[i]->outputs.size() == 1),
-            InvalidModel, where << ": " << names[i] << " must take one input and give one output");
-    } else if (node.control == ControlFlow::kIf) {
-      for (const auto& branch : node.subgraphs)
-        SINGA_CHECK(static_cast<int>(branch->outputs.size()) >= num_outputs, InvalidModel,
-                    where << ": a branch has " << branch->outputs.size() << " outputs, the node "
-                          << num_outputs);
-    } else if (node.control == ControlFlow::kLoop) {
-      const int carried = std::max(num_inputs - 2, 0);
-      SINGA_CHECK(body->inputs.size() == static_cast<size_t>(carried + 2) &&
-                      body->outputs.size() >= static_cast<size_t>(carried + 1),
-                  InvalidModel,
-                  where << ": the body takes " << body->inputs.size() << " inputs and gives "
-                        << body->outputs.size() << " outputs; with " << carried
-                        << " loop-carried values it must take " << carried + 2
-                        << " and give at least " << carried + 1);
-    } else if (node.control == ControlFlow::kSequenceMap) {
-      SINGA_CHECK(body->inputs.size() == static_cast<size_t>(num_inputs) &&
-                      body->outputs.size() >= static_cast<size_t>(num_outputs),
-                  InvalidModel,
-                  where << ": the body takes " << body->inputs.size() << " inputs and gives "
-                        << body->outputs.size() << " outputs; the node has " << num_inputs
-                        << " inputs and " << num_outputs << " outputs");
-    } else {
-      // Scan-8's first input, sequence_lens, is not passed to the body.
-      const int body_inputs = num_inputs - (node.scan.batched ? 1 : 0);
-      const int64_t m = node.scan.num_scan_inputs;
-      SINGA_CHECK(
-          m >= 1 && m <= body_inputs, InvalidModel,
-          where << ": num_scan_inputs " << m << " for " << body_inputs << " state and scan inputs");
-      SINGA_CHECK(body->inputs.size() == static_cast<size_t>(body_inputs), InvalidModel,
-                  where << ": the body takes " << body->inputs.size() << " inputs, the node gives "
-                        << body_inputs);
-    }
-    AppendNode(np, std::move(node), num_inputs, num_outputs, where);
+  // Reads a graph attribute with this graph as the enclosing scope; the
+  // values it reads from here become the node's outer inputs.
+  SubgraphPtr ReadGraphAttr(const onnx::GraphProto& gp, const std::string& prefix, Node& node) {
+    auto sub = std::make_shared<Graph>();
+    sub->ir_version = g_->ir_version;
+    sub->opsets = g_->opsets;
+    sub->device = g_->device;
+    Reader reader(gp, sub, base_dir_, this);
+    reader.set_issues(issues_);
+    reader.prefix_ = prefix_ + prefix;
+    std::shared_ptr<Graph> read = reader.Read();
+    std::vector<int> outer;
+    for (const std::string& o : read->outer_names) outer.push_back(g_->slot_of.at(o));
+    node.outer_inputs.insert(node.outer_inputs.end(), outer.begin(), outer.end());
+    return std::make_shared<GraphAttr>(std::move(read), std::move(outer));
   }
 
-  // Gradient (ai.onnx.preview.training 1): the nodes that compute y from
-  // xs and zs become its subgraph (inputs xs then zs, output y; other values
-  // it reads are the enclosing graph's), which it re-runs on its inputs with
-  // the xs as leaves of the tape.
-  void AddGradient(const onnx::NodeProto& np, Node node, int num_inputs, int num_outputs) {
-    const std::string where = g_->Where(node);
-    SINGA_CHECK(g_->opsets.count(node.domain), InvalidModel,
-                where << ": the model does not import the ai.onnx.preview.training opset");
-    std::vector<std::string> xs, zs;
-    std::string y;
-    for (const auto& a : np.attribute()) {
-      if (a.name() == "xs" || a.name() == "zs") {
-        SINGA_CHECK(a.type() == onnx::AttributeProto::STRINGS, InvalidModel,
-                    where << ": attribute '" << a.name() << "' must be strings");
-        (a.name() == "xs" ? xs : zs).assign(a.strings().begin(), a.strings().end());
-      } else if (a.name() == "y") {
-        SINGA_CHECK(a.type() == onnx::AttributeProto::STRING, InvalidModel,
-                    where << ": attribute 'y' must be a string");
-        y = a.s();
-      } else {
-        throw InvalidModel(where + ": unknown attribute '" + a.name() + "'");
-      }
-    }
-    SINGA_CHECK(!xs.empty() && !y.empty(), InvalidModel,
-                where << ": attributes 'xs' and 'y' are required");
-    SINGA_CHECK(num_inputs == static_cast<int>(xs.size() + zs.size()), InvalidModel,
-                where << ": takes one input per name of xs and zs (" << xs.size() + zs.size()
-                      << "), the node has " << num_inputs);
-    SINGA_CHECK(num_outputs <= static_cast<int>(xs.size()), InvalidModel,
-                where << ": gives one output per name of xs (" << xs.size() << "), the node has "
-                      << num_outputs);
-    node.control = ControlFlow::kGradient;
-    node.num_xs = static_cast<int>(xs.size());
-
+  // An op's cut graph (OpSchema::CutGraph): the nodes of this graph that
+  // compute the value named by attribute cut.output from the values named by
+  // attributes cut.inputs (the graph's inputs, in that order); other values
+  // it reads are this graph's.
+  SubgraphPtr CutGraph(const OpSchema::CutGraph& cut, const AttrMap& attrs, Node& node,
+                       const std::string& where) {
     onnx::GraphProto f;
-    f.set_name(node.name + "/y");
+    f.set_name(node.name + "/" + cut.output);
     std::set<std::string> leaves;
-    for (const auto* names : {&xs, &zs})
+    for (const std::string& attr : cut.inputs) {
+      auto it = attrs.find(attr);
+      if (it == attrs.end()) continue;
+      const auto* names = std::get_if<std::vector<std::string>>(&it->second);
+      SINGA_CHECK(names, InvalidModel, where << ": attribute '" << attr << "' must be strings");
       for (const std::string& name : *names) {
         f.add_input()->set_name(name);
         leaves.insert(name);
       }
-    f.add_output()->set_name(y);
+    }
+    auto out = attrs.find(cut.output);
+    SINGA_CHECK(out != attrs.end(), InvalidModel,
+                where << ": required attribute '" << cut.output << "' is missing");
+    const auto* y = std::get_if<std::string>(&out->second);
+    SINGA_CHECK(y, InvalidModel, where << ": attribute '" << cut.output << "' must be a string");
+    f.add_output()->set_name(*y);
     std::unordered_map<std::string, int> made_by;
     for (int i = 0; i < gp_.node_size(); ++i)
-      for (const std::string& out : gp_.node(i).output()) made_by.emplace(out, i);
+      for (const std::string& o : gp_.node(i).output()) made_by.emplace(o, i);
     std::vector<char> needed(gp_.node_size(), 0);
-    std::vector<std::string> todo = {y};
+    std::vector<std::string> todo = {*y};
     while (!todo.empty()) {
       const std::string name = std::move(todo.back());
       todo.pop_back();
       auto it = made_by.find(name);
       if (leaves.count(name) || it == made_by.end() || needed[it->second]) continue;
       needed[it->second] = 1;
-      for (const std::string& in : NodeReads(gp_.node(it->second)))
+      for (const std::string& in : NodeReads(gp_.node(it->second), g_->opsets))
         if (!in.empty()) todo.push_back(in);
     }
-    SINGA_CHECK(made_by.count(y) || leaves.count(y), InvalidModel,
-                where << ": y '" << y << "' is not computed from xs and zs");
+    SINGA_CHECK(made_by.count(*y) || leaves.count(*y), InvalidModel,
+                where << ": " << cut.output << " '" << *y << "' is not computed from "
+                      << (cut.inputs.empty() ? std::string("its inputs") : cut.inputs[0]));
     for (int i = 0; i < gp_.node_size(); ++i)
       if (needed[i]) *f.add_node() = gp_.node(i);
-    auto sub = std::make_shared<Graph>();
-    sub->ir_version = g_->ir_version;
-    sub->opsets = g_->opsets;
-    sub->device = g_->device;
-    std::shared_ptr<Graph> read = Reader(f, sub, base_dir_, this).Read();
-    std::vector<int> outer;
-    for (const std::string& o : read->outer_names) outer.push_back(g_->slot_of.at(o));
-    node.outer_inputs.push_back(std::move(outer));
-    node.subgraphs.push_back(std::move(read));
-    AppendNode(np, std::move(node), num_inputs, num_outputs, where);
+    return ReadGraphAttr(f, node.name + "/" + cut.name + "/", node);
   }
 
   void FoldConstant(const onnx::NodeProto& np, const std::string& where) {
@@ -616,9 +480,15 @@ class Reader {
   std::shared_ptr<Graph> g_;
   const Reader* parent_;
   onnx::GraphProto* owned_;
+  // Collect mode: where refused nodes are reported (null: throw), and the
+  // path of the graph attribute being read ("if1/else_branch/").
+  std::vector<NodeIssue>* issues_ = nullptr;
+  std::string prefix_;
 };
 
-std::shared_ptr<Graph> ReadModel(onnx::ModelProto& m, Device device, const std::string& base_dir) {
+// `issues`: collect mode (CheckModel).
+std::shared_ptr<Graph> ReadModel(onnx::ModelProto& m, Device device, const std::string& base_dir,
+                                 std::vector<NodeIssue>* issues = nullptr) {
   SINGA_CHECK(m.ir_version() >= kMinIrVersion, InvalidModel,
               "the model's IR version is " << m.ir_version() << "; at least " << kMinIrVersion
                                            << " (ONNX 1.0) is required");
@@ -629,7 +499,9 @@ std::shared_ptr<Graph> ReadModel(onnx::ModelProto& m, Device device, const std::
   // A model may import only other domains (ai.onnx.ml, ...): each node's
   // domain is checked when the node is read.
   for (const auto& o : m.opset_import()) g->opsets[DomainKey(o.domain())] = o.version();
-  return Reader(m.graph(), g, base_dir, nullptr, m.mutable_graph()).Read();
+  Reader reader(m.graph(), g, base_dir, nullptr, issues ? nullptr : m.mutable_graph());
+  reader.set_issues(issues);
+  return reader.Read();
 }
 
 // Runs `parse` (which fills a ModelProto) unless `size` is past protobuf's
@@ -653,8 +525,7 @@ void PlanReleases(Graph& g) {
   for (int i = 0; i < n; ++i) {
     for (int s : g.nodes[i].inputs)
       if (s >= 0) last[s] = i;
-    for (const auto& outer : g.nodes[i].outer_inputs)
-      for (int s : outer) last[s] = i;
+    for (int s : g.nodes[i].outer_inputs) last[s] = i;
     for (int s : g.nodes[i].outputs)
       if (s >= 0 && last[s] < i) last[s] = i;
   }
@@ -687,6 +558,10 @@ std::shared_ptr<SingaRep> Prepare(const std::string& path, Device device) {
   }
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   return std::make_shared<SingaRep>(ReadModel(model, device, dir.empty() ? "." : dir.string()));
+}
+
+void CheckModel(onnx::ModelProto& m, const std::string& base_dir, std::vector<NodeIssue>& issues) {
+  ReadModel(m, Device::Cpu(), base_dir, &issues);
 }
 
 std::shared_ptr<SingaRep> PrepareFromBytes(std::string_view bytes, Device device,

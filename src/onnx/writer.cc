@@ -114,9 +114,12 @@ void AttrToProto(const std::string& name, const AttrValue& v, onnx::AttributePro
         } else if constexpr (std::is_same_v<X, std::vector<std::string>>) {
           a->set_type(A::STRINGS);
           for (const auto& s : x) a->add_strings(s);
-        } else {
+        } else if constexpr (std::is_same_v<X, std::vector<Tensor>>) {
           a->set_type(A::TENSORS);
           for (const Tensor& t : x) TensorToProto(t, "", a->add_tensors());
+        } else {
+          throw UnsupportedOp(where + ": attribute '" + name +
+                              "' is a graph of an imported model; graphs are not exported");
         }
       },
       v);

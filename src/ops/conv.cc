@@ -1002,7 +1002,11 @@ SINGA_REGISTER_OP(Conv, ConvAttrs)
     .infer(ConvInfer)
     .kernel(ConvForward)
     .reference(ConvReference)
-    .backward(ConvBackward);
+    .backward(ConvBackward)
+    // Each output element: C/group x kernel multiply-adds (W is [M, C/group, k...]).
+    .flops([](const std::vector<Shape>& in, const Shape& out) {
+      return 2 * NumElements(out) * (NumElements(in[1]) / std::max<int64_t>(in[1][0], 1));
+    });
 
 SINGA_REGISTER_OP(FusedConv, ConvAttrs)
     .domain("ai.singa")

@@ -346,6 +346,10 @@ SINGA_REGISTER_OP(ConvTranspose, ConvTransposeAttrs)
     .infer(Infer)
     .kernel(Forward)
     .reference(Reference)
-    .backward(Backward);
+    .backward(Backward)
+    // Each input element is scattered to M/group x kernel outputs (W is [C, M/group, k...]).
+    .flops([](const std::vector<Shape>& in, const Shape&) {
+      return 2 * NumElements(in[0]) * (NumElements(in[1]) / std::max<int64_t>(in[1][0], 1));
+    });
 
 }  // namespace singa

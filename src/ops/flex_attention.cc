@@ -8,8 +8,14 @@
 // K and the scores are rounded to the input dtype first, as the spec's
 // reference.
 // Backward: framework ops (see below).
-// With the score_mod and/or prob_mod graph attributes the importer runs it
-// as ops around the subgraphs instead (src/onnx/flex_attention.cc).
+// With the score_mod and/or prob_mod graph attributes it runs as registered
+// ops around the subgraphs instead (WithModifiers below), in the spec's
+// reference order:
+//   scores = (s Q)(s K)^T                  in the input dtype, s = sqrt(scale)
+//   scores = score_mod(scores)             in the softmax precision P
+//   probs  = prob_mod(Softmax(scores))     in P
+//   Y      = probs Cast(V, P)              cast back to the input dtype
+// so autograd records through the modifiers.
 // https://onnx.ai/onnx/operators/onnx_aionnxpreview_FlexAttention.html
 #include <cmath>
 #include <limits>
@@ -24,6 +30,7 @@ namespace {
 struct FlexAttentionAttrs {
   std::optional<float> scale;
   std::optional<int64_t> softmax_precision;
+  SubgraphPtr score_mod, prob_mod;
 };
 
 SpecList Infer(const InferCtx& c, const FlexAttentionAttrs& a) {
@@ -143,6 +150,66 @@ TensorList Backward(const GradCtx& g, const FlexAttentionAttrs& a) {
           MatMul(SwapLast(p), dy4)};
 }
 
+// ---- with score_mod / prob_mod ---------------------------------------------
+Tensor As(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  return CallOp("Cast", {t}, {{"to", static_cast<int64_t>(dtype)}})[0];
+}
+
+// (B, Hkv, S, D) -> (B, Hkv * group, S, D), each KV head repeated `group`
+// times in a row.
+Tensor RepeatHeads(const Tensor& t, int64_t group) {
+  if (group == 1) return t;
+  const Shape& d = t.shape();
+  const Tensor axis = Tensor::FromVector<int64_t>({1}, {2}, t.device());
+  const Tensor wide = CallOp(
+      "Expand", {CallOp("Unsqueeze", {t, axis})[0],
+                 Tensor::FromVector<int64_t>({5}, {d[0], d[1], group, d[2], d[3]}, t.device())})[0];
+  return Reshape(wide, {d[0], d[1] * group, d[2], d[3]});
+}
+
+ValueList WithModifiers(const ValueCtx& c, const FlexAttentionAttrs& a) {
+  const Tensor &q = c.tensor(0), &k = c.tensor(1), &v = c.tensor(2);
+  SINGA_CHECK(q.ndim() == 4 && k.ndim() == 4 && v.ndim() == 4 && k.dim(0) == q.dim(0) &&
+                  v.dim(0) == q.dim(0) && k.dim(3) == q.dim(3) && v.dim(1) == k.dim(1) &&
+                  v.dim(2) == k.dim(2) && k.dim(1) > 0 && q.dim(1) % k.dim(1) == 0,
+              ShapeError,
+              c.where() << ": Q must be (B, Hq, L, E), K (B, Hkv, S, E) and V (B, Hkv, S, Ev) with "
+                           "Hq a multiple of Hkv; got "
+                        << q.ToString() << ", " << k.ToString() << ", " << v.ToString());
+  SINGA_CHECK(IsFloat(q.dtype()) && k.dtype() == q.dtype() && v.dtype() == q.dtype(), DTypeError,
+              c.where() << ": Q, K and V must share one float dtype; got " << q.ToString() << ", "
+                        << k.ToString() << ", " << v.ToString());
+  const int64_t code = a.softmax_precision.value_or(
+      q.dtype() == DType::kFloat64 ? int64_t(DType::kFloat64) : int64_t(DType::kFloat32));
+  SINGA_CHECK(
+      code == 1 || code == 10 || code == 11 || code == 16, DTypeError,
+      c.where() << ": softmax_precision must be a float dtype code (1, 10, 11, 16), got " << code);
+  const DType precision = static_cast<DType>(code);
+  const double scale = a.scale.value_or(static_cast<float>(1.0 / std::sqrt(double(q.dim(3)))));
+  // The square root is taken in float and rounded to the input dtype, as the
+  // spec's reference.
+  const Tensor s =
+      As(Tensor::Scalar<float>(std::sqrt(static_cast<float>(scale)), q.device()), q.dtype());
+  const int64_t group = q.dim(1) / k.dim(1);
+  const Tensor ks = CallOp("Mul", {RepeatHeads(k, group), s})[0];
+  Tensor scores = MatMul(CallOp("Mul", {q, s})[0], SwapLast(ks));
+  auto modify = [&](Tensor x, const SubgraphPtr& graph, const char* name) {
+    if (!graph) return x;
+    ValueList out = c.RunGraph(*graph, {x}, name);
+    SINGA_CHECK(!out[0].is_sequence() && out[0].tensor().defined(), DTypeError,
+                c.where() << ": " << name << " must give a tensor, got " << out[0].ToString());
+    SINGA_CHECK(out[0].tensor().shape() == x.shape(), ShapeError,
+                c.where() << ": " << name << " must keep the shape " << x.ToString() << ", got "
+                          << out[0].tensor().ToString());
+    return As(out[0].tensor(), precision);
+  };
+  scores = modify(As(scores, precision), a.score_mod, "score_mod");
+  const Tensor probs =
+      modify(CallOp("Softmax", {scores}, {{"axis", int64_t{-1}}})[0], a.prob_mod, "prob_mod");
+  return {As(MatMul(probs, As(RepeatHeads(v, group), precision)), v.dtype())};
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(FlexAttention, FlexAttentionAttrs)
@@ -152,9 +219,18 @@ SINGA_REGISTER_OP(FlexAttention, FlexAttentionAttrs)
     .outputs({"Y"})
     .attr("scale", &FlexAttentionAttrs::scale)
     .attr("softmax_precision", &FlexAttentionAttrs::softmax_precision)
+    .attr("score_mod", &FlexAttentionAttrs::score_mod)
+    .attr("prob_mod", &FlexAttentionAttrs::prob_mod)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(Infer)
     .kernel(Forward)
-    .backward(Backward);
+    .backward(Backward)
+    .validate([](int, int, const FlexAttentionAttrs& a, const std::string& where) {
+      for (const SubgraphPtr& g : {a.score_mod, a.prob_mod})
+        SINGA_CHECK(!g || (g->num_inputs() == 1 && g->num_outputs() == 1), InvalidModel,
+                    where << ": " << (g == a.score_mod ? "score_mod" : "prob_mod")
+                          << " must take one input and give one output");
+    })
+    .value_kernel(WithModifiers);
 
 }  // namespace singa

@@ -127,7 +127,12 @@ SpecList Gemm6Infer(const InferCtx& c, const GemmAttrs& a) {
           .infer(v >= 7 ? GemmInfer : Gemm6Infer)
           .kernel(GemmForward)
           .reference(GemmReference)
-          .backward(GemmBackward);
+          .backward(GemmBackward)
+          // A is [M, K] or (transA) [K, M]; Y is [M, N].
+          .flops([](const std::vector<Shape>& in, const Shape& out) {
+            const int64_t m = out.empty() ? 1 : out[0];
+            return 2 * NumElements(out) * (m == 0 ? 0 : NumElements(in[0]) / m);
+          });
       if (v < 7) b.attr("broadcast", &GemmAttrs::broadcast);
     });
 

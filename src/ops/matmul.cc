@@ -107,6 +107,9 @@ SINGA_REGISTER_OP(MatMul, NoAttrs)
     .infer(MatMulInfer)
     .kernel(MatMulForward)
     .reference(MatMulReference)
-    .backward(MatMulBackward);
+    .backward(MatMulBackward)
+    .flops([](const std::vector<Shape>& in, const Shape& out) {
+      return 2 * NumElements(out) * (in[0].empty() ? 1 : in[0].back());
+    });
 
 }  // namespace singa

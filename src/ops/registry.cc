@@ -13,7 +13,10 @@ namespace {
 
 thread_local KernelVariant t_variant = KernelVariant::kFast;
 
-bool IsOptionalName(const std::string& n) { return !n.empty() && n.back() == '?'; }
+// "x?" and, for a variadic input that may be empty, "x?...".
+bool IsOptionalName(const std::string& n) {
+  return (!n.empty() && n.back() == '?') || n.ends_with("?...");
+}
 bool IsVariadicName(const std::string& n) { return n.size() > 3 && n.ends_with("..."); }
 
 struct Registry {
@@ -282,9 +285,15 @@ const OpSchema& OpRegistry::Get(std::string_view name, int opset, std::string_vi
   const OpSchema* s = Find(name, opset, domain);
   if (!s) {
     std::string d = domain.empty() ? "ai.onnx" : std::string(domain);
-    if (Find(name, kLatestOpset, domain))
+    if (const OpSchema* later = Find(name, kLatestOpset, domain)) {
+      int first = later->since_version;
+      for (const OpSchema* v : All())
+        if (v->name == name && v->domain == later->domain)
+          first = std::min(first, v->since_version);
       throw UnsupportedOp("op " + std::string(name) + " of domain " + d +
-                          " is not implemented for opset " + std::to_string(opset));
+                          " is not implemented for opset " + std::to_string(opset) + ": " +
+                          std::string(name) + " exists from opset " + std::to_string(first));
+    }
     throw UnsupportedOp("op " + std::string(name) + " of domain " + d + " is not supported");
   }
   return *s;
@@ -312,8 +321,8 @@ TensorList CallOp(std::string_view name, std::span<const Tensor> inputs, const A
 namespace attr_detail {
 void TypeMismatch(const InferCtx& ctx, std::string_view attr, std::string_view want,
                   const AttrValue& got) {
-  static const char* kinds[] = {"none", "int",    "float",   "string", "tensor",
-                                "ints", "floats", "strings", "tensors"};
+  static const char* kinds[] = {"none", "int",    "float",   "string",  "tensor",
+                                "ints", "floats", "strings", "tensors", "graph"};
   throw ShapeError(ctx.where() + ": attribute '" + std::string(attr) + "' expects " +
                    std::string(want) + ", got " + kinds[got.index()]);
 }

@@ -54,9 +54,10 @@ struct ModelInfo {
 ModelInfo InspectModel(const std::string& path);
 ModelInfo InspectModelBytes(std::string_view bytes, const std::string& base_dir = "");
 
-// FLOPs of one run: 2 per multiply-add of Conv, ConvTranspose, Gemm and
-// MatMul (the nodes of the top graph; subgraphs of If/Loop/Scan are not
-// counted, nor elementwise, pooling or normalization ops).
+// FLOPs of one run: 2 per multiply-add of the ops that count theirs
+// (OpSchema::flops: Conv, ConvTranspose, Gemm, MatMul), nodes of the top
+// graph only (subgraphs are not counted, nor elementwise, pooling or
+// normalization ops).
 struct FlopCount {
   int64_t total = 0;
   std::map<std::string, int64_t> by_op;

@@ -14,10 +14,11 @@
 // with the model's opset for its domain) and its attributes parsed into the
 // op's typed form. Run only executes. Dimensions that the model leaves
 // symbolic are taken from the inputs at run time (shape inference runs per op).
-// If, Loop, Scan (opset 9+) and SequenceMap run their subgraphs here,
-// prepared the same way; a subgraph may read the values of the graphs around
-// it. Sequences and optionals (the Sequence*, SplitToSequence,
-// ConcatFromSequence and Optional* ops) are Values (below), run here too.
+// Every node is a registered op, control flow and the ops over sequences and
+// optionals included: graph attributes (If's branches, Loop's body, ...) are
+// read and prepared the same way and handed to the op, which runs them
+// through its value kernel; a subgraph may read the values of the graphs
+// around it.
 //
 // A "layer" (for last_layers) is a node of the graph in the topological order
 // Prepare computes (the file's order when it is already topological);
@@ -38,6 +39,7 @@
 
 #include "singa/core/device.h"
 #include "singa/core/tensor.h"
+#include "singa/ops/value.h"
 
 namespace singa::sonnx {
 
@@ -61,34 +63,10 @@ struct ValueInfo {
   bool optional = false;
 };
 
-// A value of a model's graph: a tensor, a sequence of tensors (ONNX
-// seq(tensor)), or none (an empty ONNX optional, or an absent value). A
-// Tensor converts to a Value; an undefined Tensor is none. Copies share the
-// tensors.
-class Value {
- public:
-  Value() = default;
-  Value(Tensor t) : tensor_(std::move(t)) {}  // NOLINT(google-explicit-constructor)
-  // A sequence; `dtype` is its element type (needed when it is empty).
-  static Value Sequence(TensorList elements, DType dtype = DType::kUndefined);
-
-  bool is_sequence() const { return seq_ != nullptr; }
-  bool is_none() const { return !seq_ && !tensor_.defined(); }
-  // The tensor (undefined when none). Throws DTypeError for a sequence.
-  const Tensor& tensor() const;
-  // The elements. Throws DTypeError unless a sequence.
-  const TensorList& sequence() const;
-  // A sequence's element type: its declared one, else its first element's.
-  DType element_dtype() const;
-  // "float32[2,3]", "seq(float32)[2]" or "none": for messages.
-  std::string ToString() const;
-
- private:
-  Tensor tensor_;
-  std::shared_ptr<const TensorList> seq_;
-  DType seq_dtype_ = DType::kUndefined;
-};
-using ValueList = std::vector<Value>;
+// A value of a model's graph: a tensor, a sequence of tensors or none
+// (singa/ops/value.h).
+using singa::Value;
+using singa::ValueList;
 
 class SingaRep {
  public:

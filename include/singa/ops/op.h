@@ -35,6 +35,7 @@
 
 #include "singa/core/tensor.h"
 #include "singa/ops/tape.h"
+#include "singa/ops/value.h"
 
 namespace singa {
 
@@ -43,7 +44,7 @@ inline constexpr int kLatestOpset = 25;
 
 using AttrValue =
     std::variant<std::monostate, int64_t, float, std::string, Tensor, std::vector<int64_t>,
-                 std::vector<float>, std::vector<std::string>, std::vector<Tensor>>;
+                 std::vector<float>, std::vector<std::string>, std::vector<Tensor>, SubgraphPtr>;
 using AttrMap = std::map<std::string, AttrValue, std::less<>>;
 
 struct TensorSpec {
@@ -113,6 +114,47 @@ struct AttrInfo {
   std::string name;
   bool required = false;
   AttrValue default_value;  // the struct's initial value (monostate when unset)
+  bool graph = false;       // a graph attribute (a SubgraphPtr member)
+};
+
+// What a value kernel sees (ops over sequences and optionals, control flow):
+// inputs as Values (none where absent), and the scope its graph attributes
+// run in. Its results are Values too; the tensor work inside goes through
+// registered ops, so it records for autograd like any other op call.
+class ValueCtx {
+ public:
+  ValueCtx(const OpSchema& op, const ValueList& inputs, int num_outputs, std::string_view node,
+           const GraphScope* scope, Device device)
+      : op_(op),
+        inputs_(inputs),
+        num_outputs_(num_outputs),
+        node_(node),
+        scope_(scope),
+        device_(device) {}
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  bool has_input(int i) const { return i < num_inputs() && !inputs_[i].is_none(); }
+  // Input i; none when absent.
+  const Value& input(int i) const;
+  // Input i as a tensor: ShapeError naming it when absent, DTypeError when a sequence.
+  const Tensor& tensor(int i) const;
+  // Input i as a sequence: DTypeError naming it otherwise.
+  const TensorList& sequence(int i) const;
+  int num_outputs() const { return num_outputs_; }
+  // Where new tensors (counters, lengths) are made: the model's device.
+  Device device() const { return device_; }
+  const OpSchema& op() const { return op_; }
+  // "Loop (node 'loop1')": prefix for error messages.
+  std::string where() const;
+  // Runs a graph attribute on `inputs`; `what` names it ("body").
+  ValueList RunGraph(const Subgraph& graph, const ValueList& inputs, std::string_view what) const;
+
+ private:
+  const OpSchema& op_;
+  const ValueList& inputs_;
+  int num_outputs_;
+  std::string_view node_;
+  const GraphScope* scope_;
+  Device device_;
 };
 
 class OpSchema {
@@ -129,6 +171,18 @@ class OpSchema {
   // Writes the op as ONNX node(s) where our form differs from ONNX's (see
   // singa/onnx/export.h); without one the export is the identity.
   using ExportFn = std::function<void(sonnx::ExportCtx&, const void*)>;
+  // Runs the op on Values (sequences, optionals, graph attributes).
+  using ValueKernelFn = std::function<ValueList(const ValueCtx&, const void*)>;
+
+  // A graph attribute the model does not spell out (Gradient's): the
+  // importer cuts it from the enclosing graph, as the nodes that compute the
+  // value named by string attribute `output` from the values named by the
+  // string(s) attributes `inputs`, and passes it as attribute `name`.
+  struct CutGraph {
+    std::string name;
+    std::vector<std::string> inputs;
+    std::string output;
+  };
 
   struct DTypeRule {
     std::vector<DType> allowed;
@@ -147,6 +201,15 @@ class OpSchema {
   AliasFn alias;
   BackwardFn backward;
   ExportFn to_onnx;
+  ValueKernelFn value_kernel;
+  std::optional<CutGraph> cut_graph;
+  // 2 x multiply-adds of one application from its input shapes and its
+  // output 0's shape (matrix products; `singa info`'s FLOPs).
+  std::function<int64_t(const std::vector<Shape>& inputs, const Shape& output)> flops;
+  // Checks a model's node against the op before it runs (counts of inputs
+  // and outputs against graph attributes); `where` names the node.
+  std::function<void(int num_inputs, int num_outputs, const void* attrs, const std::string& where)>
+      validate;
   // Outputs the backward reads (Dropout's mask): when the op is recorded for
   // autograd, at least this many are computed and saved, whatever the caller
   // asked for; the caller still gets only the outputs it asked for.
@@ -166,6 +229,16 @@ class OpSchema {
   // asks for every non-optional output.
   TensorList Run(std::span<const Tensor> inputs, const std::shared_ptr<const void>& attrs,
                  int num_outputs = -1, std::string_view node = "") const;
+  // Runs the op on Values: through the value kernel where the op has one and
+  // either `on_values` (RunsOnValues of its attributes) or an input is not a
+  // tensor the tensor kernel could take (a sequence, or none where the op
+  // requires a tensor); else through Run. `scope` runs graph attributes.
+  ValueList RunValues(const ValueList& inputs, const std::shared_ptr<const void>& attrs,
+                      bool on_values, int num_outputs, std::string_view node,
+                      const GraphScope* scope, Device device) const;
+  // Whether a node with these attributes runs on its value kernel whatever
+  // its inputs: the op has no tensor kernel, or a graph attribute is set.
+  bool RunsOnValues(const AttrMap& attrs) const;
   // Shape inference only.
   SpecList Infer(std::span<const Tensor> inputs, const void* attrs, int num_outputs = -1,
                  std::string_view node = "") const;
@@ -246,6 +319,8 @@ template <class M>
 AttrValue ToAttr(const M& m) {
   if constexpr (IsOptional<M>::value) {
     return m ? ToAttr(*m) : AttrValue{};
+  } else if constexpr (std::is_same_v<M, SubgraphPtr>) {
+    return m ? AttrValue(m) : AttrValue{};
   } else if constexpr (std::is_same_v<M, DType>) {
     return static_cast<int64_t>(m);
   } else if constexpr (std::is_integral_v<M>) {
@@ -319,7 +394,17 @@ class OpBuilder {
       if (!std::holds_alternative<std::monostate>(v)) m[name] = std::move(v);
     });
     A defaults{};
-    s_->attrs.push_back({name, required, attr_detail::ToAttr(defaults.*member)});
+    s_->attrs.push_back(
+        {name, required, attr_detail::ToAttr(defaults.*member), std::is_same_v<M, SubgraphPtr>});
+    return *this;
+  }
+  // A graph attribute cut from the enclosing graph (OpSchema::CutGraph).
+  OpBuilder& cut_graph(std::string name, SubgraphPtr A::*member, std::vector<std::string> inputs,
+                       std::string output) {
+    attr_setters_[name] = [member](A& a, const AttrValue& v, const InferCtx&) {
+      a.*member = std::get<SubgraphPtr>(v);
+    };
+    s_->cut_graph = OpSchema::CutGraph{std::move(name), std::move(inputs), std::move(output)};
     return *this;
   }
 
@@ -355,6 +440,25 @@ class OpBuilder {
   // Export hook: the op's ONNX form when it is not the recorded one.
   OpBuilder& to_onnx(std::function<void(sonnx::ExportCtx&, const A&)> fn) {
     s_->to_onnx = [fn](sonnx::ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
+    return *this;
+  }
+  // The op on Values (see OpSchema::RunValues).
+  OpBuilder& value_kernel(std::function<ValueList(const ValueCtx&, const A&)> fn) {
+    s_->value_kernel = [fn](const ValueCtx& c, const void* a) {
+      return fn(c, *static_cast<const A*>(a));
+    };
+    return *this;
+  }
+  // FLOPs of one application (OpSchema::flops).
+  OpBuilder& flops(std::function<int64_t(const std::vector<Shape>&, const Shape&)> fn) {
+    s_->flops = std::move(fn);
+    return *this;
+  }
+  // Checks a model's node at import: fn(num_inputs, num_outputs, attrs, where).
+  OpBuilder& validate(std::function<void(int, int, const A&, const std::string&)> fn) {
+    s_->validate = [fn](int n_in, int n_out, const void* a, const std::string& where) {
+      fn(n_in, n_out, *static_cast<const A*>(a), where);
+    };
     return *this;
   }
   OpBuilder& alias(std::function<TensorList(const InferCtx&, const A&)> fn) {
