@@ -57,6 +57,9 @@ def dtypes_cell(schema):
 
 
 def backward_cell(versions):
+    if not versions[-1].has_tensor_kernel:
+        # Ops over values run registered ops, which autograd records.
+        return "through its ops"
     has = [v.has_backward for v in versions]
     if all(has):
         return "yes"
@@ -66,7 +69,7 @@ def backward_cell(versions):
 
 
 def export_cell(versions):
-    if versions[-1].domain == "ai.singa":
+    if versions[-1].domain == "ai.singa" or not versions[-1].has_tensor_kernel:
         return "no"
     return "hook" if any(v.has_export_hook for v in versions) else "yes"
 
@@ -91,7 +94,7 @@ def render():
     for key in sorted(by_op, key=lambda k: (k[0] != "", k[0], k[1])):
         versions = sorted(by_op[key], key=lambda s: s.since_version)
         rows.append([fn(versions) for _, fn in COLUMNS])
-    n_backward = sum(1 for r in rows if r[4] != "no")
+    n_backward = sum(1 for r in rows if r[4] not in ("no", "through its ops"))
     n_export = sum(1 for r in rows if r[5] != "no")
     lines = [
         "# Supported operators",
@@ -99,10 +102,11 @@ def render():
         "Generated from the op registry by `tools/gen_op_table.py` (`make docs`); do not edit.",
         "A model of opset N runs each op's highest registered version not above N.",
         "dtypes: floats = float16, bfloat16, float32, float64; ints = int8..int64, uint8..uint64;",
-        "float8 = the four float8 types. backward: whether autograd differentiates the op.",
-        "export: whether sonnx.to_onnx writes it (opsets 11 and newer): yes as recorded, hook",
-        "through the op's own export where singa's form differs from ONNX's, no for singa's",
-        "internal ops.",
+        "float8 = the four float8 types. backward: whether autograd differentiates the op",
+        "(\"through its ops\": control flow and the ops over sequences and optionals run",
+        "registered ops, which autograd records). export: whether sonnx.to_onnx writes it",
+        "(opsets 11 and newer): yes as recorded, hook through the op's own export where singa's",
+        "form differs from ONNX's, no for singa's internal ops and the ops over values.",
         "",
         f"{len(rows)} ops, {n_backward} with a backward, {n_export} exported.",
         "",

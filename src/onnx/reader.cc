@@ -331,9 +331,10 @@ class Reader {
     for (const auto& a : np.attribute()) {
       if (a.type() == onnx::AttributeProto::GRAPH || (a.type() == 0 && a.has_g())) {
         const AttrInfo* info = s.find_attr(a.name());
-        SINGA_CHECK(info && info->graph, UnsupportedOp,
-                    where << ": attribute '" << a.name() << "' is a graph; the op takes no graph "
-                          << "attribute of that name");
+        SINGA_CHECK(info, InvalidModel, where << ": unknown graph attribute '" << a.name() << "'");
+        SINGA_CHECK(info->graph, InvalidModel,
+                    where << ": attribute '" << a.name() << "' is a graph; the op takes another "
+                          << "type there");
         attrs[a.name()] = ReadGraphAttr(a.g(), node.name + "/" + a.name() + "/", node);
         continue;
       }
@@ -409,9 +410,10 @@ class Reader {
       for (const std::string& in : NodeReads(gp_.node(it->second), g_->opsets))
         if (!in.empty()) todo.push_back(in);
     }
+    std::string from;
+    for (const std::string& attr : cut.inputs) from += (from.empty() ? "" : " and ") + attr;
     SINGA_CHECK(made_by.count(*y) || leaves.count(*y), InvalidModel,
-                where << ": " << cut.output << " '" << *y << "' is not computed from "
-                      << (cut.inputs.empty() ? std::string("its inputs") : cut.inputs[0]));
+                where << ": " << cut.output << " '" << *y << "' is not computed from " << from);
     for (int i = 0; i < gp_.node_size(); ++i)
       if (needed[i]) *f.add_node() = gp_.node(i);
     return ReadGraphAttr(f, node.name + "/" + cut.name + "/", node);

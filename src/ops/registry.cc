@@ -318,6 +318,110 @@ TensorList CallOp(std::string_view name, std::span<const Tensor> inputs, const A
   return s.Run(inputs, s.ParseAttrs(attrs, inputs), num_outputs);
 }
 
+// ---- value kernels: ops over sequences and optionals, control flow ----------
+
+namespace {
+
+// "node 'at' (SequenceAt)", or the op's name for a call outside a model.
+std::string NodeWhere(const OpSchema& op, std::string_view node) {
+  if (node.empty()) return op.name;
+  return "node '" + std::string(node) + "' (" + op.name + ")";
+}
+
+// The spec's name of input i ("input_sequence"), without its marks.
+std::string InputName(const OpSchema& op, int i) {
+  if (op.input_names.empty()) return "input " + std::to_string(i);
+  std::string name = op.input_names[std::min<size_t>(i, op.input_names.size() - 1)];
+  while (!name.empty() && (name.back() == '?' || name.back() == '.')) name.pop_back();
+  return name;
+}
+
+}  // namespace
+
+const Value& ValueCtx::input(int i) const {
+  static const Value kNone;
+  return i < num_inputs() ? inputs_[i] : kNone;
+}
+
+const Tensor& ValueCtx::tensor(int i) const {
+  SINGA_CHECK(has_input(i), ShapeError, where() << ": " << InputName(op_, i) << " is missing");
+  SINGA_CHECK(
+      !inputs_[i].is_sequence(), DTypeError,
+      where() << ": " << InputName(op_, i) << " must be a tensor, got " << inputs_[i].ToString());
+  return inputs_[i].tensor();
+}
+
+const TensorList& ValueCtx::sequence(int i) const {
+  SINGA_CHECK(i < num_inputs() && inputs_[i].is_sequence(), DTypeError,
+              where() << ": " << InputName(op_, i) << " must be a sequence, got "
+                      << (i < num_inputs() ? inputs_[i].ToString() : std::string("none")));
+  return inputs_[i].sequence();
+}
+
+std::string ValueCtx::where() const { return NodeWhere(op_, node_); }
+
+ValueList ValueCtx::RunGraph(const Subgraph& graph, const ValueList& inputs,
+                             std::string_view what) const {
+  SINGA_CHECK(scope_, UnsupportedOp,
+              where() << ": its graph attributes run inside a model (sonnx.prepare)");
+  SINGA_CHECK(static_cast<int>(inputs.size()) == graph.num_inputs(), InvalidModel,
+              where() << " " << what << ": the graph takes " << graph.num_inputs() << " inputs, "
+                      << inputs.size() << " given");
+  const std::string at = where() + " " + std::string(what);
+  try {
+    return scope_->Run(graph, inputs, at);
+  } catch (const Error& e) {
+    RethrowAt(e, "", at);  // an error of the graph's nodes, named from the model's top
+  }
+}
+
+bool OpSchema::RunsOnValues(const AttrMap& attrs) const {
+  if (!value_kernel) return false;
+  if (!kernel && !alias) return true;
+  return std::any_of(attrs.begin(), attrs.end(), [&](const auto& kv) {
+    return std::holds_alternative<SubgraphPtr>(kv.second);
+  });
+}
+
+ValueList OpSchema::RunValues(const ValueList& inputs, const std::shared_ptr<const void>& attrs,
+                              bool on_values, int num_outputs, std::string_view node,
+                              const GraphScope* scope, Device device) const {
+  const int n = static_cast<int>(inputs.size());
+  // A sequence, or none where the op requires a tensor, is not for the tensor kernel.
+  auto not_a_tensor = [&](int i) {
+    return inputs[i].is_sequence() || (inputs[i].is_none() && i < min_inputs());
+  };
+  bool values = on_values;
+  for (int i = 0; i < n && !values; ++i) values = value_kernel && not_a_tensor(i);
+  if (values) {
+    SINGA_CHECK(n <= max_inputs(), InvalidModel,
+                NodeWhere(*this, node)
+                    << ": " << n << " inputs; the op takes at most " << max_inputs());
+    ValueCtx ctx(*this, inputs, num_outputs < 0 ? std::max(min_outputs(), 1) : num_outputs, node,
+                 scope, device);
+    ValueList out;
+    try {
+      out = value_kernel(ctx, attrs.get());
+    } catch (const Error& e) {
+      // Errors of the ops the kernel calls (Concat: ...) get the node in front.
+      if (node.empty() || std::string_view(e.what()).starts_with(ctx.where())) throw;
+      RethrowAt(e, "", ctx.where());
+    }
+    out.resize(ctx.num_outputs());
+    return out;
+  }
+  TensorList tensors;
+  tensors.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    SINGA_CHECK(!inputs[i].is_sequence(), DTypeError,
+                NodeWhere(*this, node)
+                    << ": input " << i << " must be a tensor, got " << inputs[i].ToString());
+    tensors.push_back(inputs[i].tensor());
+  }
+  TensorList out = Run(tensors, attrs, num_outputs, node);
+  return ValueList(out.begin(), out.end());
+}
+
 namespace attr_detail {
 void TypeMismatch(const InferCtx& ctx, std::string_view attr, std::string_view want,
                   const AttrValue& got) {

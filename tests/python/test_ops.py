@@ -1,16 +1,20 @@
 """Drives the op table (op_cases.py): every row, for every dtype it sweeps, is
 checked against onnx's reference evaluator, against the op's plain-loop
-reference kernel where it has one, and with non-contiguous inputs."""
+reference kernel where it has one, and with non-contiguous inputs. Rows
+that run on values (sequences, optionals, graph attributes: MODEL_CASES) run
+as a one-node model through sonnx, twice (the plan's build run and its
+replay), against the reference evaluator on the same model or the row's
+oracle."""
 import numpy as np
-import onnx
 import pytest
 
 from singa import _singa
-from op_harness import (RNG_SEED, Case, T, assert_close, default_tolerance, make_array,
-                        noncontiguous, run_reference, singa_attrs, to_numpy, to_singa)
-from op_cases import CASES, ERROR_CASES, REQUIRED_OPS
+from op_harness import (NEWEST, RNG_SEED, Case, T, assert_close, assert_values_close,
+                        build_model, default_tolerance, is_model_row, make_array,
+                        noncontiguous, run_reference, run_reference_model, run_singa_model,
+                        singa_attrs, to_numpy, to_singa)
+from op_cases import CASES, ERROR_CASES, MODEL_CASES, REQUIRED_OPS
 
-NEWEST = min(onnx.defs.onnx_opset_version(), _singa.LATEST_OPSET)
 UPCAST = {"float16", "bfloat16"}  # oracle computed in float32 on the rounded inputs
 
 
@@ -34,7 +38,7 @@ def _swept_dtypes(case):
 
 
 def _params():
-    for case in CASES:
+    for case in CASES + MODEL_CASES:
         for dt in _swept_dtypes(case):
             yield pytest.param(case, dt, id=case.name(dt))
 
@@ -47,17 +51,42 @@ def _run(case, dtype, tensors, reference=False):
     return [to_numpy(o) for o in outs]
 
 
+def _tolerance(case, dtype):
+    rtol, atol = default_tolerance(dtype)
+    if case.rtol is not None:
+        assert case.why, f"{case.op}: a tolerance override needs its reason in `why`"
+        rtol, atol = case.rtol, case.atol if case.atol is not None else atol
+    return rtol, atol
+
+
+def _test_model_row(case: Case, dtype: str):
+    """A value row: the op as one node of a model, through sonnx, against
+    the reference evaluator on the same model (or the row's oracle)."""
+    row = build_model(case, dtype, np.random.default_rng(RNG_SEED))
+    if case.oracle is not None:
+        want = case.oracle(row.inputs, row.attrs, row.feeds)
+    else:
+        want = run_reference_model(row)
+    assert len(want) == row.num_outputs, f"{case.name(dtype)}: the oracle gave {len(want)} outputs"
+    rtol, atol = _tolerance(case, dtype)
+    for run, ours in enumerate(run_singa_model(row)):
+        assert len(ours) == row.num_outputs, \
+            f"{case.name(dtype)}: {len(ours)} outputs, expected {row.num_outputs}"
+        for i, (got, exp) in enumerate(zip(ours, want)):
+            assert_values_close(got, exp, rtol, atol, f"{case.name(dtype)} output {i} run {run}")
+
+
 @pytest.mark.parametrize("case,dtype", list(_params()))
 def test_op(case: Case, dtype: str):
+    if is_model_row(case):
+        _test_model_row(case, dtype)
+        return
     rng = np.random.default_rng(RNG_SEED)
     arrays = [make_array(spec, dtype, rng) for spec in case.inputs]
     tensors = [to_singa(a) for a in arrays]
     ours = _run(case, dtype, tensors)
 
-    rtol, atol = default_tolerance(dtype)
-    if case.rtol is not None:
-        assert case.why, f"{case.op}: a tolerance override needs its reason in `why`"
-        rtol, atol = case.rtol, case.atol if case.atol is not None else atol
+    rtol, atol = _tolerance(case, dtype)
     oracle_in = [a.astype(np.float32) if a is not None and dtype in UPCAST and isinstance(s, T)
                  else a for a, s in zip(arrays, case.inputs)]
     want = run_reference(case.op, oracle_in, case.attrs, case.opset or NEWEST, len(ours),
@@ -86,6 +115,14 @@ def test_op(case: Case, dtype: str):
 @pytest.mark.parametrize("case", ERROR_CASES, ids=lambda c: f"{c.op}-{c.match[:30]}")
 def test_op_error(case):
     rng = np.random.default_rng(RNG_SEED)
+    if is_model_row(case):
+        # Through a model: the message names the node ('case') and the op.
+        row = build_model(case, case.dtype, rng)
+        with pytest.raises(case.error, match=case.match) as info:
+            run_singa_model(row, runs=1)
+        assert "'case'" in str(info.value), f"the message must name the node: {info.value}"
+        assert case.op in str(info.value), f"the message must name the op: {info.value}"
+        return
     tensors = [to_singa(make_array(spec, case.dtype, rng)) for spec in case.inputs]
     with pytest.raises(case.error, match=case.match) as info:
         _singa.call_op(case.op, tensors, singa_attrs(case.attrs), case.opset or NEWEST,
@@ -94,7 +131,7 @@ def test_op_error(case):
 
 
 def test_every_registered_op_has_cases():
-    covered = {c.op for c in CASES}
+    covered = {c.op for c in CASES + MODEL_CASES}
     # Internal ops (domain ai.singa, e.g. ConvGradData) have no ONNX oracle:
     # test_grads.py checks them through the backward of the ops that use them.
     onnx_ops = {s.name for s in _singa.op_schemas() if s.domain != "ai.singa"}
