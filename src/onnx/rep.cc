@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "onnx/plan.h"
+#include "singa/autograd/autograd.h"
 #include "singa/ops/tape.h"
 
 namespace singa::sonnx {
@@ -102,6 +103,9 @@ class Scope final : public GraphScope {
     const auto* attr = dynamic_cast<const GraphAttr*>(&graph);
     SINGA_CHECK(attr, InvalidModel, where << ": not a graph of this model");
     return RunSubgraph(attr->graph(), inputs, values_, attr->outer(), where);
+  }
+  std::vector<std::pair<Tensor, Tensor>> Gradients(const Tensor& y) const override {
+    return autograd::Gradients(y);
   }
 
  private:

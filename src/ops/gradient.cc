@@ -3,13 +3,13 @@
 // that compute y from xs and zs out of the enclosing graph as the node's
 // graph attribute (OpSchema::CutGraph); here it runs on fresh tape leaves
 // (the xs need gradients, the zs do not) and autograd walks back from y,
-// seeded with ones. An x that y does not depend on gets zeros. The results
+// seeded with ones (the engine, a layer above the ops, comes through the
+// ValueCtx from the model). An x that y does not depend on gets zeros. The results
 // carry no tape of their own: a Gradient of a Gradient's output is not
 // differentiated.
 // https://onnx.ai/onnx/operators/onnx_aionnxpreviewtraining_Gradient.html
 #include <unordered_map>
 
-#include "singa/autograd/autograd.h"
 #include "singa/ops/op.h"
 
 namespace singa {
@@ -49,7 +49,7 @@ ValueList Gradient(const ValueCtx& c, const GradientAttrs& a) {
   SINGA_CHECK(IsFloat(y.dtype()), DTypeError,
               c.where() << ": y must be a float tensor to differentiate, got " << y.ToString());
   std::unordered_map<const void*, Tensor> grads;
-  for (auto& [param, grad] : autograd::Gradients(y)) grads.emplace(param.id(), grad);
+  for (auto& [param, grad] : c.Gradients(y)) grads.emplace(param.id(), grad);
   ValueList result;
   for (int i = 0; i < num_xs; ++i) {
     const Tensor& x = leaves[i].tensor();

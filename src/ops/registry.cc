@@ -375,6 +375,11 @@ ValueList ValueCtx::RunGraph(const Subgraph& graph, const ValueList& inputs,
   }
 }
 
+std::vector<std::pair<Tensor, Tensor>> ValueCtx::Gradients(const Tensor& y) const {
+  SINGA_CHECK(scope_, UnsupportedOp, where() << ": runs inside a model (sonnx.prepare)");
+  return scope_->Gradients(y);
+}
+
 bool OpSchema::RunsOnValues(const AttrMap& attrs) const {
   if (!value_kernel) return false;
   if (!kernel && !alias) return true;

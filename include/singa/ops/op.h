@@ -147,6 +147,8 @@ class ValueCtx {
   std::string where() const;
   // Runs a graph attribute on `inputs`; `what` names it ("body").
   ValueList RunGraph(const Subgraph& graph, const ValueList& inputs, std::string_view what) const;
+  // Autograd from y (GraphScope::Gradients).
+  std::vector<std::pair<Tensor, Tensor>> Gradients(const Tensor& y) const;
 
  private:
   const OpSchema& op_;

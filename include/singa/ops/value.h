@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "singa/core/tensor.h"
@@ -61,14 +62,19 @@ class Subgraph {
 };
 using SubgraphPtr = std::shared_ptr<const Subgraph>;
 
-// Runs the subgraphs of one node application with the values of the graphs
-// around the node bound: the importer implements it.
+// What a value kernel gets from the model it runs in, which the importer
+// implements: its subgraphs run with the values of the graphs around the
+// node bound, and the autograd engine (a layer above the ops) for an op that
+// differentiates (Gradient).
 class GraphScope {
  public:
   virtual ~GraphScope() = default;
   // `where` names the graph for messages ("node 'loop' (Loop) body").
   virtual ValueList Run(const Subgraph& graph, const ValueList& inputs,
                         const std::string& where) const = 0;
+  // The gradients of y (seeded with ones) for the tensors that store grads
+  // and lead to it, as (tensor, gradient) pairs.
+  virtual std::vector<std::pair<Tensor, Tensor>> Gradients(const Tensor& y) const = 0;
 };
 
 }  // namespace singa
