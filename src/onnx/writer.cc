@@ -13,6 +13,7 @@
 
 #include "onnx/proto.h"
 #include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa::sonnx {
 namespace {

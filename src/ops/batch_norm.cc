@@ -24,7 +24,7 @@
 #include "kernels/cpu/dnnl_util.h"
 #include "ops/common.h"
 #include "ops/grad_util.h"
-#include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa {
 namespace {
@@ -415,7 +415,7 @@ TensorList Backward6(const GradCtx& g, const BatchNorm6Attrs& a) { return Backwa
 
 // Exported in inference form unless the export keeps training ops: the
 // running statistics normalize, and the updated ones are not outputs.
-void Export14(sonnx::ExportCtx& c, const BatchNorm14Attrs& a) {
+void Export14(ExportCtx& c, const BatchNorm14Attrs& a) {
   if (a.training_mode == 0) return c.AddDefault();
   std::vector<std::string> in;
   for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.input_name(i));

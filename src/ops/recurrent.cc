@@ -21,7 +21,7 @@
 #include "ops/common.h"
 #include "ops/grad_util.h"
 #include "singa/autograd/autograd.h"
-#include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa {
 namespace {
@@ -610,7 +610,7 @@ TensorList Backward(const GradCtx& g, const RecurrentAttrs& a) {
 
 // hidden_size is optional in ONNX (R's last dim says it) but onnxruntime
 // requires it: always written.
-void Export(sonnx::ExportCtx& c, const RecurrentAttrs&) {
+void Export(ExportCtx& c, const RecurrentAttrs&) {
   AttrMap attrs = c.attrs();
   attrs["hidden_size"] = c.input(2).shape().back();
   std::vector<std::string> in, out;

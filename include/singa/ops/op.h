@@ -66,9 +66,7 @@ class KernelVariantGuard {
 };
 
 class OpSchema;
-namespace sonnx {
-class ExportCtx;  // singa/onnx/export.h
-}
+class ExportCtx;  // singa/ops/export_ctx.h
 
 // What shape inference sees: the op, the inputs (with their values: shape
 // inference may read small inputs such as Reshape's `shape`), and how many
@@ -127,8 +125,8 @@ class OpSchema {
   // framework ops; an undefined entry means no gradient for that input.
   using BackwardFn = std::function<TensorList(const GradCtx&, const void*)>;
   // Writes the op as ONNX node(s) where our form differs from ONNX's (see
-  // singa/onnx/export.h); without one the export is the identity.
-  using ExportFn = std::function<void(sonnx::ExportCtx&, const void*)>;
+  // singa/ops/export_ctx.h); without one the export is the identity.
+  using ExportFn = std::function<void(ExportCtx&, const void*)>;
 
   struct DTypeRule {
     std::vector<DType> allowed;
@@ -353,8 +351,8 @@ class OpBuilder {
     return *this;
   }
   // Export hook: the op's ONNX form when it is not the recorded one.
-  OpBuilder& to_onnx(std::function<void(sonnx::ExportCtx&, const A&)> fn) {
-    s_->to_onnx = [fn](sonnx::ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
+  OpBuilder& to_onnx(std::function<void(ExportCtx&, const A&)> fn) {
+    s_->to_onnx = [fn](ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
     return *this;
   }
   OpBuilder& alias(std::function<TensorList(const InferCtx&, const A&)> fn) {
