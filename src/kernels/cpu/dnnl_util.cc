@@ -62,15 +62,6 @@ dnnl::memory::desc PlainDesc(const Shape& shape, DType dt) {
   return dnnl::memory::desc(Dims(shape), ToDnnl(dt), Dims(ContiguousStrides(shape)));
 }
 
-int64_t ChannelBlock() {
-  static const int64_t block = [] {
-    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
-    return (isa & avx512) == avx512 ? 16 : 8;
-  }();
-  return block;
-}
-
 dnnl::memory::format_tag BlockedTag(int64_t spatial_dims) {
   using tag = dnnl::memory::format_tag;
   static constexpr tag k16[] = {tag::nCw16c, tag::nChw16c, tag::nCdhw16c};
@@ -96,3 +87,16 @@ void AppendKey(std::string& key, const Tensor& t) {
 }
 
 }  // namespace singa::cpu::dnnl_util
+
+namespace singa::cpu {
+
+int64_t ChannelBlock() {
+  static const int64_t block = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512 ? 16 : 8;
+  }();
+  return block;
+}
+
+}  // namespace singa::cpu
