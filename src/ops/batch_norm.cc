@@ -18,7 +18,6 @@
 // float32, a plain loop otherwise).
 // https://onnx.ai/onnx/operators/onnx__BatchNormalization.html
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "kernels/cpu/dnnl_util.h"
@@ -141,12 +140,6 @@ void Loop(const KernelCtx& k, float epsilon, bool training, Tensor& batch_mean, 
   });
 }
 
-std::string Exact(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
-  return buf;
-}
-
 // oneDNN inference with the given statistics; false (nothing written) when it
 // does not apply.
 bool DnnlInference(const KernelCtx& k, float epsilon) {
@@ -159,7 +152,8 @@ bool DnnlInference(const KernelCtx& k, float epsilon) {
   const Shape dims = {d.n, d.c, d.s};
   const auto flags = dnnl::normalization_flags::use_global_stats |
                      dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-  const std::string key = "batch_norm:" + std::string(Name(dt)) + ToString(dims) + Exact(epsilon);
+  const std::string key =
+      "batch_norm:" + std::string(Name(dt)) + ToString(dims) + du::Exact(epsilon);
   using Prim = std::optional<dnnl::batch_normalization_forward>;
   const Prim& prim = du::Cached<Prim>(key, [&]() -> Prim {
     try {

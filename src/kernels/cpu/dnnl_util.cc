@@ -1,5 +1,7 @@
 #include "kernels/cpu/dnnl_util.h"
 
+#include <cstdio>
+
 #include "singa/core/error.h"
 
 namespace singa::cpu::dnnl_util {
@@ -84,6 +86,12 @@ void AppendKey(std::string& key, const Tensor& t) {
   key += ToString(t.shape());
   key += ToString(t.strides());
   key += ';';
+}
+
+std::string Exact(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
+  return buf;
 }
 
 }  // namespace singa::cpu::dnnl_util

@@ -56,5 +56,8 @@ V& Cached(const std::string& key, const std::function<V()>& make) {
 
 // Appends shape/strides/dtype of t to a cache key.
 void AppendKey(std::string& key, const Tensor& t);
+// The exact text of a float (hex) for a cache key, so that nearby parameters
+// never share a key.
+std::string Exact(float v);
 
 }  // namespace singa::cpu::dnnl_util
