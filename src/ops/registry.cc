@@ -26,8 +26,7 @@ Registry& TheRegistry() {
   return *r;
 }
 std::string Key(std::string_view domain, std::string_view name) {
-  std::string d(domain == "ai.onnx" ? "" : domain);
-  return d + "::" + std::string(name);
+  return CanonicalDomain(domain) + "::" + std::string(name);
 }
 
 // Throws `e` again as its own type (one of `Types`, else Error) with
@@ -281,7 +280,7 @@ const OpSchema* OpRegistry::Find(std::string_view name, int opset, std::string_v
 const OpSchema& OpRegistry::Get(std::string_view name, int opset, std::string_view domain) {
   const OpSchema* s = Find(name, opset, domain);
   if (!s) {
-    std::string d = domain.empty() ? "ai.onnx" : std::string(domain);
+    const std::string d(DomainName(domain));
     if (Find(name, kLatestOpset, domain))
       throw UnsupportedOp("op " + std::string(name) + " of domain " + d +
                           " is not implemented for opset " + std::to_string(opset));

@@ -41,6 +41,17 @@ namespace singa {
 // Default ai.onnx opset of calls and export; newer versions are registered too.
 inline constexpr int kLatestOpset = 25;
 
+// The default ONNX domain has two spellings: "" (in models and the registry)
+// and "ai.onnx" (in messages); either is accepted wherever a domain is given.
+// CanonicalDomain: "" for "ai.onnx", any other domain as it is.
+inline std::string CanonicalDomain(std::string_view domain) {
+  return domain == "ai.onnx" ? std::string() : std::string(domain);
+}
+// DomainName: "ai.onnx" for "", any other domain as it is (a view of `domain`).
+inline std::string_view DomainName(std::string_view domain) {
+  return domain.empty() ? std::string_view("ai.onnx") : domain;
+}
+
 using AttrValue =
     std::variant<std::monostate, int64_t, float, std::string, Tensor, std::vector<int64_t>,
                  std::vector<float>, std::vector<std::string>, std::vector<Tensor>>;
