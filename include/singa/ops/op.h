@@ -284,12 +284,12 @@ class OpBuilder {
       auto a = std::make_shared<A>();
       for (auto& [key, value] : m) {
         auto it = setters->find(key);
-        SINGA_CHECK(it != setters->end(), ShapeError,
+        SINGA_CHECK(it != setters->end(), InvalidModel,
                     ctx.where() << ": unknown attribute '" << key << "'");
         if (!std::holds_alternative<std::monostate>(value)) it->second(*a, value, ctx);
       }
       for (const AttrInfo& info : infos)
-        SINGA_CHECK(!info.required || m.count(info.name), ShapeError,
+        SINGA_CHECK(!info.required || m.count(info.name), InvalidModel,
                     ctx.where() << ": required attribute '" << info.name << "' is missing");
       return std::shared_ptr<const void>(std::move(a));
     };
