@@ -267,7 +267,7 @@ TensorList Backward(const GradCtx& g, const LayerNormAttrs& a) {
   static const OpSchema& op = OpRegistry::Get("LayerNormGrad", kLatestOpset, "ai.singa");
   const Tensor& x = g.input(0);
   Tensor dy = g.grad_output(0);
-  if (!dy.defined()) dy = Tensor::Zeros(x.shape(), x.dtype());
+  if (!dy.defined()) dy = Tensor::Zeros(x.shape(), x.dtype(), x.device());
   auto stat = [&](int i) {
     return g.num_outputs() > i && g.grad_output(i).defined() ? g.grad_output(i) : Tensor();
   };

@@ -821,7 +821,7 @@ TensorList Backward(const GradCtx& g, const RecurrentAttrs& a) {
   auto zeros_for_rest = [&] {
     for (int i = 0; i < n; ++i)
       if (!d[i].defined() && g.needs_grad(i) && g.has_input(i) && i != 4)
-        d[i] = Tensor::Zeros(g.input(i).shape(), g.input(i).dtype());
+        d[i] = grad::ZerosLike(g.input(i));
     return d;
   };
   if (seq == 0) {  // Y_h and Y_c are the initial states

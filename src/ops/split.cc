@@ -88,7 +88,7 @@ TensorList Backward(const GradCtx& g, const SplitAttrs& a) {
   TensorList parts;
   for (int i = 0; i < g.num_outputs(); ++i) {
     const Tensor& dy = g.grad_output(i);
-    parts.push_back(dy.defined() ? dy : Tensor::Zeros(g.output(i).shape(), x.dtype()));
+    parts.push_back(dy.defined() ? dy : Tensor::Zeros(g.output(i).shape(), x.dtype(), x.device()));
   }
   TensorList d(g.num_inputs());
   d[0] = CallOp("Concat", parts, {{"axis", axis}})[0];
