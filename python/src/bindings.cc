@@ -11,11 +11,11 @@
 
 #include <cstring>
 
-#include "kernels/cpu/dnnl_util.h"
 #include "singa/autograd/autograd.h"
 #include "singa/core/parallel.h"
 #include "singa/core/random.h"
 #include "singa/core/tensor.h"
+#include "singa/kernels/cpu.h"
 #include "singa/ops/op.h"
 
 namespace nb = nanobind;
@@ -481,7 +481,7 @@ NB_MODULE(_singa, m) {
   m.def("get_num_threads", &GetNumThreads);
   m.def("set_num_threads", &SetNumThreads, "n"_a);
   m.attr("LATEST_OPSET") = kLatestOpset;
-  m.def("channel_block", &cpu::dnnl_util::ChannelBlock,
+  m.def("channel_block", &cpu::ChannelBlock,
         "The channel block of oneDNN's blocked layouts on this CPU (16 with AVX-512, else 8): "
         "FusedConv's `blocked` tensors are nChw<block>c.");
   BindNN(m);

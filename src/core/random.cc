@@ -1,8 +1,7 @@
 #include "singa/core/random.h"
 
 #include <random>
-
-#include "kernels/cpu/loops.h"
+#include <vector>
 
 namespace singa {
 namespace {
@@ -13,15 +12,28 @@ namespace {
 template <class T, class Dist>
 void FillFrom(const Tensor& t, Dist dist) {
   std::mt19937_64& rng = t.device().rng();
+  T* p = static_cast<T*>(t.raw_data());
+  const int64_t n = t.numel();
   if (t.is_contiguous()) {
-    T* p = static_cast<T*>(t.raw_data());
-    for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = static_cast<T>(dist(rng));
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(dist(rng));
     return;
   }
-  Tensor dense(t.shape(), t.dtype(), t.device());
-  T* p = static_cast<T*>(dense.raw_data());
-  for (int64_t i = 0, n = dense.numel(); i < n; ++i) p[i] = static_cast<T>(dist(rng));
-  cpu::ConvertCopy(dense, t);
+  // A strided view: walk its multi-index like an odometer.
+  const Shape& shape = t.shape();
+  const Strides& strides = t.strides();
+  std::vector<int64_t> index(shape.size(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    p[offset] = static_cast<T>(dist(rng));
+    for (int64_t d = t.ndim() - 1; d >= 0; --d) {
+      if (++index[d] < shape[d]) {
+        offset += strides[d];
+        break;
+      }
+      offset -= (shape[d] - 1) * strides[d];
+      index[d] = 0;
+    }
+  }
 }
 
 template <class MakeDist>

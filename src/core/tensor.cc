@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "kernels/cpu/loops.h"
-
 namespace singa {
 
 Tensor::Tensor(Shape shape, DType dtype, Device device)
@@ -204,12 +202,8 @@ Tensor Tensor::AsType(DType dtype) const {
   return t;
 }
 
-void Tensor::CopyFrom(const Tensor& src) {
-  SINGA_CHECK(src.shape_ == shape_ || BroadcastShapes(src.shape_, shape_, "CopyFrom") == shape_,
-              ShapeError, "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
-  Tensor dst = *this;
-  device_.Exec([src, dst] { cpu::ConvertCopy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
-}
+// CopyFrom and Fill run CPU loops: they are defined with them, in
+// src/kernels/cpu/convert.cc.
 
 AutogradMeta& Tensor::meta() {
   if (!autograd_) autograd_ = std::make_shared<AutogradMeta>();
@@ -253,25 +247,6 @@ Tensor Tensor::Detach() const {
   Tensor t = *this;
   t.autograd_.reset();
   return t;
-}
-
-void Tensor::Fill(double value) {
-  Tensor dst = *this;
-  device_.Exec(
-      [dst, value] {
-        if (dst.dtype() == DType::kString) {
-          cpu::ConvertCopy(Tensor::Scalar<double>(value), dst);
-          return;
-        }
-        VisitDType(
-            dst.dtype(),
-            [&]<class T>(Tag<T>) {
-              const T v = cpu::ConvertValue<T>(value);
-              cpu::Unary<T, T>(dst, dst, [v](T) { return v; });
-            },
-            "Fill");
-      },
-      {}, std::span(&dst, 1));
 }
 
 }  // namespace singa

@@ -18,11 +18,6 @@
 
 namespace singa::sonnx {
 
-// The default domain as models key it: "" (also written "ai.onnx").
-inline std::string DomainKey(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
-// "ai.onnx" for the default domain (written "" in models), for messages.
-inline std::string DomainName(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
-
 struct Graph;
 
 struct Node {

@@ -42,7 +42,7 @@ class Counter {
       for (const auto& out : gp.output()) Declared(out, "graph output", info_.outputs);
     }
     for (const auto& np : gp.node()) {
-      const std::string domain = DomainKey(np.domain());
+      const std::string domain = CanonicalDomain(np.domain());
       ++info_.num_nodes;
       ++info_.op_histogram[domain.empty() ? np.op_type() : domain + ":" + np.op_type()];
       for (const auto& a : np.attribute()) {
@@ -80,7 +80,7 @@ ModelInfo Inspect(std::string_view bytes, const std::string& base_dir, const std
   info.producer_name = m.producer_name();
   info.producer_version = m.producer_version();
   info.graph_name = m.graph().name();
-  for (const auto& o : m.opset_import()) info.opsets[DomainKey(o.domain())] = o.version();
+  for (const auto& o : m.opset_import()) info.opsets[CanonicalDomain(o.domain())] = o.version();
   Counter(info).ReadGraph(m.graph(), true);
   // What Prepare would refuse: the reader, run in collect mode.
   try {

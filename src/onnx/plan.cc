@@ -44,7 +44,7 @@ std::optional<T> AttrOf(const Node& n, std::string_view name) {
 }
 
 bool IsOnnx(const Node& n, std::string_view op) {
-  return n.schema && n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx");
+  return n.schema && n.op_type == op && CanonicalDomain(n.domain).empty();
 }
 
 // Turns a pool's caching off for a scope (which also empties its cache),

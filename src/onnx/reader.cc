@@ -50,14 +50,15 @@ void FreeNames(const onnx::GraphProto& gp, std::set<std::string>& out) {
 
 // Constant nodes are folded at Prepare: their values become constants.
 bool IsConstant(const onnx::NodeProto& n) {
-  return n.op_type() == "Constant" && DomainKey(n.domain()).empty();
+  return n.op_type() == "Constant" && CanonicalDomain(n.domain()).empty();
 }
 
 // The schema a node resolves to at the model's opsets; null when none.
 const OpSchema* SchemaOf(const onnx::NodeProto& n, const std::map<std::string, int>& opsets) {
-  auto it = opsets.find(DomainKey(n.domain()));
-  return it == opsets.end() ? nullptr
-                            : OpRegistry::Find(n.op_type(), it->second, DomainKey(n.domain()));
+  auto it = opsets.find(CanonicalDomain(n.domain()));
+  return it == opsets.end()
+             ? nullptr
+             : OpRegistry::Find(n.op_type(), it->second, CanonicalDomain(n.domain()));
 }
 
 // The values a node reads from its graph: its inputs, then what its
@@ -283,7 +284,7 @@ class Reader {
       AddNodeOrThrow(np, file_index);
     } catch (const Error& e) {
       issues_->push_back({prefix_ + NodeName(np, file_index), np.op_type(),
-                          DomainName(DomainKey(np.domain())), e.what(),
+                          std::string(DomainName(np.domain())), e.what(),
                           !SchemaOf(np, g_->opsets) && !IsConstant(np)});
       for (const std::string& out : np.output())
         if (!out.empty() && !HasValue(out)) NewSlot(out, "output");
@@ -294,7 +295,7 @@ class Reader {
     Node node;
     node.name = NodeName(np, file_index);
     node.op_type = np.op_type();
-    node.domain = DomainKey(np.domain());
+    node.domain = CanonicalDomain(np.domain());
     const std::string where = g_->Where(node);
 
     int num_outputs = np.output_size();
@@ -312,7 +313,7 @@ class Reader {
                   where << ": domain '" << DomainName(node.domain)
                         << "' is not in the model's opset_import");
       throw UnsupportedOp(where + ": op " + node.op_type + " of domain '" +
-                          DomainName(node.domain) + "' is not supported");
+                          std::string(DomainName(node.domain)) + "' is not supported");
     }
     try {
       node.schema = &OpRegistry::Get(node.op_type, opset->second, node.domain);
@@ -500,7 +501,7 @@ std::shared_ptr<Graph> ReadModel(onnx::ModelProto& m, Device device, const std::
   g->device = device;
   // A model may import only other domains (ai.onnx.ml, ...): each node's
   // domain is checked when the node is read.
-  for (const auto& o : m.opset_import()) g->opsets[DomainKey(o.domain())] = o.version();
+  for (const auto& o : m.opset_import()) g->opsets[CanonicalDomain(o.domain())] = o.version();
   Reader reader(m.graph(), g, base_dir, nullptr, issues ? nullptr : m.mutable_graph());
   reader.set_issues(issues);
   return reader.Read();

@@ -174,7 +174,7 @@ std::vector<std::string> SingaRep::node_op_types() const {
   return v;
 }
 int SingaRep::opset(std::string_view domain) const {
-  auto it = graph_->opsets.find(domain == "ai.onnx" ? std::string() : std::string(domain));
+  auto it = graph_->opsets.find(CanonicalDomain(domain));
   return it == graph_->opsets.end() ? 0 : it->second;
 }
 int64_t SingaRep::ir_version() const { return graph_->ir_version; }

@@ -13,6 +13,7 @@
 
 #include "onnx/proto.h"
 #include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa::sonnx {
 namespace {
@@ -249,7 +250,7 @@ class Exporter {
     while (!out.empty() && out.back().empty()) out.pop_back();
     for (const auto& s : out) n->add_output(s);
     for (auto& [k, v] : attrs) AttrToProto(k, v, n->add_attribute(), where);
-    if (!domain.empty() && domain != "ai.onnx") extra_domains_.insert(domain);
+    if (!CanonicalDomain(domain).empty()) extra_domains_.insert(domain);
   }
 
   void AddDefault(const NodeCtx& c, const Node& node) {

@@ -99,7 +99,8 @@ TensorList Backward(const GradCtx& g, const AffineGridAttrs& a) {
   const std::vector<int64_t> sp(dgrid.shape().begin() + 1, dgrid.shape().end() - 1);
   const std::vector<double> base = Base(sp, a.align_corners != 0);
   const int64_t points = static_cast<int64_t>(base.size()) / (nd + 1);
-  const Tensor b = Tensor::FromVector<double>({points, nd + 1}, base).AsType(theta.dtype());
+  const Tensor b =
+      Tensor::FromVector<double>({points, nd + 1}, base, theta.device()).AsType(theta.dtype());
   const Tensor dg = dgrid.Reshape({n_batch, points, nd});
   const Tensor dgt = CallOp("Transpose", {dg}, {{"perm", std::vector<int64_t>{0, 2, 1}}})[0];
   TensorList d(g.num_inputs());

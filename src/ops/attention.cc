@@ -499,7 +499,7 @@ TensorList Backward(const GradCtx& g, const AttentionAttrs& a) {
     return three_d ? Transpose(Reshape(t, {batch, sq, heads, size}), {0, 2, 1, 3}) : t;
   };
   Tensor dy = g.grad_output(0);
-  if (!dy.defined()) dy = Tensor::Zeros(g.output(0).shape(), q.dtype());
+  if (!dy.defined()) dy = Tensor::Zeros(g.output(0).shape(), q.dtype(), q.device());
   const Tensor dy4 = Reshape(to4(dy, hq, dv), {batch, hkv, group * sq, dv});
   Tensor dvall = MatMul(Transpose(p, {0, 1, 3, 2}), dy4);
   const Tensor dp = MatMul(dy4, Transpose(vall, {0, 1, 3, 2}));

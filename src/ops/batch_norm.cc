@@ -18,13 +18,12 @@
 // float32, a plain loop otherwise).
 // https://onnx.ai/onnx/operators/onnx__BatchNormalization.html
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "kernels/cpu/dnnl_util.h"
 #include "ops/common.h"
 #include "ops/grad_util.h"
-#include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa {
 namespace {
@@ -141,12 +140,6 @@ void Loop(const KernelCtx& k, float epsilon, bool training, Tensor& batch_mean, 
   });
 }
 
-std::string Exact(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
-  return buf;
-}
-
 // oneDNN inference with the given statistics; false (nothing written) when it
 // does not apply.
 bool DnnlInference(const KernelCtx& k, float epsilon) {
@@ -159,7 +152,8 @@ bool DnnlInference(const KernelCtx& k, float epsilon) {
   const Shape dims = {d.n, d.c, d.s};
   const auto flags = dnnl::normalization_flags::use_global_stats |
                      dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-  const std::string key = "batch_norm:" + std::string(Name(dt)) + ToString(dims) + Exact(epsilon);
+  const std::string key =
+      "batch_norm:" + std::string(Name(dt)) + ToString(dims) + du::Exact(epsilon);
   using Prim = std::optional<dnnl::batch_normalization_forward>;
   const Prim& prim = du::Cached<Prim>(key, [&]() -> Prim {
     try {
@@ -415,7 +409,7 @@ TensorList Backward6(const GradCtx& g, const BatchNorm6Attrs& a) { return Backwa
 
 // Exported in inference form unless the export keeps training ops: the
 // running statistics normalize, and the updated ones are not outputs.
-void Export14(sonnx::ExportCtx& c, const BatchNorm14Attrs& a) {
+void Export14(ExportCtx& c, const BatchNorm14Attrs& a) {
   if (a.training_mode == 0) return c.AddDefault();
   std::vector<std::string> in;
   for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.input_name(i));

@@ -97,11 +97,12 @@ TensorList Backward(const GradCtx& g, const CausalConvAttrs& a) {
   const int64_t batch = x.shape()[0], ch = x.shape()[1], len = x.shape()[2];
   const int64_t kw = w.shape()[2];
   if (batch * ch == 0) return grads;
-  const Tensor past =
-      g.has_input(kPast) ? g.input(kPast) : Tensor::Zeros({batch, ch, kw - 1}, x.dtype());
+  const Tensor past = g.has_input(kPast)
+                          ? g.input(kPast)
+                          : Tensor::Zeros({batch, ch, kw - 1}, x.dtype(), x.device());
   const Tensor padded = CallOp("Concat", {past, x}, {{"axis", int64_t{2}}})[0];
   Tensor dz = g.grad_output(0);
-  if (!dz.defined()) dz = Tensor::Zeros(x.shape(), x.dtype());
+  if (!dz.defined()) dz = grad::ZerosLike(x);
   if (a.activation != "none") {
     TensorList conv_in = {padded, w};
     if (g.has_input(kBias)) conv_in.push_back(g.input(kBias));
@@ -116,9 +117,10 @@ TensorList Backward(const GradCtx& g, const CausalConvAttrs& a) {
   };
   Tensor dpadded = run("ConvGradData", {dz, w}, padded.shape(), 1)[0];
   if (g.num_outputs() > 1 && g.grad_output(1).defined())
-    dpadded = Add(dpadded,
-                  CallOp("Concat", {Tensor::Zeros({batch, ch, len}, x.dtype()), g.grad_output(1)},
-                         {{"axis", int64_t{2}}})[0]);
+    dpadded = Add(
+        dpadded,
+        CallOp("Concat", {Tensor::Zeros({batch, ch, len}, x.dtype(), x.device()), g.grad_output(1)},
+               {{"axis", int64_t{2}}})[0]);
   auto slice = [&](int64_t lo, int64_t hi) {
     auto one = [](int64_t v) { return Tensor::FromVector<int64_t>({1}, {v}); };
     return CallOp("Slice", {dpadded, one(lo), one(hi), one(2)})[0];

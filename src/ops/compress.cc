@@ -84,7 +84,8 @@ TensorList Backward(const GradCtx& g, const CompressAttrs& a) {
   const int64_t k = static_cast<int64_t>(sel.size());
   const Tensor idx = Tensor::FromVector<int64_t>({k}, sel);
   const Tensor flat =
-      CallOp("ScatterElements", {Tensor::Zeros({x.numel()}, dy.dtype()), idx, dy.Reshape({k})})[0];
+      CallOp("ScatterElements",
+             {Tensor::Zeros({x.numel()}, dy.dtype(), dy.device()), idx, dy.Reshape({k})})[0];
   return {flat.Reshape(x.shape()), Tensor()};
 }
 

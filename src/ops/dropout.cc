@@ -17,7 +17,7 @@
 #include "kernels/cpu/float8.h"
 #include "ops/grad_util.h"
 #include "ops/movement.h"
-#include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa {
 namespace {
@@ -167,7 +167,7 @@ TensorList Backward7(const GradCtx& g, const Dropout7Attrs&) { return {g.grad_ou
 
 // Exported in inference form unless the export keeps training ops: without
 // the training_mode input Dropout passes its data through.
-void Export12(sonnx::ExportCtx& c, const Dropout12Attrs&) {
+void Export12(ExportCtx& c, const Dropout12Attrs&) {
   if (c.training() || c.num_inputs() < 3 || c.input_name(2).empty()) return c.AddDefault();
   std::vector<std::string> out;
   for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output_name(i));

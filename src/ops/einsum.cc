@@ -321,7 +321,8 @@ TensorList Backward(const GradCtx& g, const EinsumAttrs& a) {
              --d)
           idx[d] = 0;
       }
-      r = CallOp("Mul", {r, Tensor::FromVector<double>(shape, mask).AsType(r.dtype())})[0];
+      r = CallOp("Mul",
+                 {r, Tensor::FromVector<double>(shape, mask, r.device()).AsType(r.dtype())})[0];
     }
     grads[i] = ops::SumToShape(r, g.input(i).shape());
   }

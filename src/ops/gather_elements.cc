@@ -41,7 +41,8 @@ TensorList Backward(const GradCtx& g, const GatherElementsAttrs& a) {
   TensorList d(2);
   const Tensor& x = g.input(0);
   d[0] = CallOp("ScatterElements",
-                {Tensor::Zeros(x.shape(), g.grad_output(0).dtype()), g.input(1), g.grad_output(0)},
+                {Tensor::Zeros(x.shape(), g.grad_output(0).dtype(), x.device()), g.input(1),
+                 g.grad_output(0)},
                 {{"axis", a.axis}, {"reduction", std::string("add")}})[0];
   return d;
 }

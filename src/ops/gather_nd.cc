@@ -122,7 +122,7 @@ TensorList Backward(const GradCtx& g, const GatherNDAttrs& a) {
     s.back() = b + m;
     full = Tensor::FromVector<int64_t>(s, v);
   }
-  const Tensor zeros = Tensor::Zeros(x.shape(), x.dtype());
+  const Tensor zeros = Tensor::Zeros(x.shape(), x.dtype(), x.device());
   return {
       CallOp("ScatterND", {zeros, full, g.grad_output(0)}, {{"reduction", std::string("add")}})[0],
       Tensor()};

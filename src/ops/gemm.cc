@@ -76,7 +76,7 @@ void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
 
 Tensor Scaled(const Tensor& t, float s) {
   if (s == 1.0f) return t;
-  const Tensor k = Tensor::FromVector<double>({}, {static_cast<double>(s)}).AsType(t.dtype());
+  const Tensor k = Tensor::Full({}, static_cast<double>(s), t.dtype(), t.device());
   return CallOp("Mul", {t, k})[0];
 }
 

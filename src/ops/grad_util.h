@@ -1,5 +1,7 @@
 // Shorthands for backward functions: each is one framework op (CallOp), so a
-// backward reads as its formula. Backward runs with grad mode off.
+// backward reads as its formula. Backward runs with grad mode off. Constants
+// are made on the device of the tensor they pair with, so a backward runs
+// where its inputs live.
 #pragma once
 
 #include <string_view>
@@ -25,8 +27,14 @@ inline Tensor Not(const Tensor& a) { return Op1("Not", a); }
 inline Tensor Where(const Tensor& c, const Tensor& a, const Tensor& b) {
   return CallOp("Where", {c, a, b})[0];
 }
-// A 0-d constant of `like`'s dtype (broadcasts against anything).
-inline Tensor Scalar(double v, const Tensor& like) { return Tensor::Full({}, v, like.dtype()); }
+// A 0-d constant of `like`'s dtype on its device (broadcasts against anything).
+inline Tensor Scalar(double v, const Tensor& like) {
+  return Tensor::Full({}, v, like.dtype(), like.device());
+}
+// Zeros of `like`'s shape and dtype on its device.
+inline Tensor ZerosLike(const Tensor& like) {
+  return Tensor::Zeros(like.shape(), like.dtype(), like.device());
+}
 // dy where `mask`, else 0, with the shape of the broadcast of both.
 inline Tensor Masked(const Tensor& mask, const Tensor& dy) {
   return Where(mask, dy, Scalar(0, dy));

@@ -11,7 +11,6 @@
 // that reach the Mean and InvStdDev outputs.
 // https://onnx.ai/onnx/operators/onnx__LayerNormalization.html
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "kernels/cpu/dnnl_util.h"
@@ -99,12 +98,6 @@ bool CoversRow(const Tensor& p, const Rows& r, int64_t norm_rank) {
   return rank - lead <= norm_rank;
 }
 
-std::string Exact(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
-  return buf;
-}
-
 // oneDNN layer_normalization over rows of `inner`; mean and inv_std are
 // float32 [outer]. False (nothing written) when it does not apply.
 bool Dnnl(const KernelCtx& k, const Rows& r, int64_t norm_rank, float epsilon, Tensor& mean,
@@ -119,8 +112,8 @@ bool Dnnl(const KernelCtx& k, const Rows& r, int64_t norm_rank, float epsilon, T
   const Shape dims = {r.outer, r.inner};
   auto flags = dnnl::normalization_flags::use_scale;
   if (has_b) flags |= dnnl::normalization_flags::use_shift;
-  const std::string key =
-      "layer_norm:" + std::string(Name(dt)) + ToString(dims) + Exact(epsilon) + (has_b ? ":b" : "");
+  const std::string key = "layer_norm:" + std::string(Name(dt)) + ToString(dims) +
+                          du::Exact(epsilon) + (has_b ? ":b" : "");
   using Prim = std::optional<dnnl::layer_normalization_forward>;
   const Prim& prim = du::Cached<Prim>(key, [&]() -> Prim {
     try {
@@ -274,7 +267,7 @@ TensorList Backward(const GradCtx& g, const LayerNormAttrs& a) {
   static const OpSchema& op = OpRegistry::Get("LayerNormGrad", kLatestOpset, "ai.singa");
   const Tensor& x = g.input(0);
   Tensor dy = g.grad_output(0);
-  if (!dy.defined()) dy = Tensor::Zeros(x.shape(), x.dtype());
+  if (!dy.defined()) dy = Tensor::Zeros(x.shape(), x.dtype(), x.device());
   auto stat = [&](int i) {
     return g.num_outputs() > i && g.grad_output(i).defined() ? g.grad_output(i) : Tensor();
   };

@@ -328,7 +328,8 @@ void GradLoop(KernelCtx& k, const LinearAttentionAttrs& a) {
 TensorList Backward(const GradCtx& g, const LinearAttentionAttrs& a) {
   static const OpSchema& op = OpRegistry::Get("LinearAttentionGrad", kLatestOpset, "ai.singa");
   Tensor dout = g.grad_output(0);
-  if (!dout.defined()) dout = Tensor::Zeros(g.output(0).shape(), g.output(0).dtype());
+  if (!dout.defined())
+    dout = Tensor::Zeros(g.output(0).shape(), g.output(0).dtype(), g.output(0).device());
   const Tensor dstate =
       g.num_outputs() > 1 && g.grad_output(1).defined() ? g.grad_output(1) : Tensor();
   TensorList in = {dout, dstate};

@@ -10,7 +10,7 @@
 
 #include "ops/grad_util.h"
 #include "ops/window.h"
-#include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa {
 namespace {
@@ -118,7 +118,7 @@ TensorList Backward(const GradCtx& g, const LpPoolAttrs& a) {
 }
 
 // LpPool-1's p is a float, an int from opset 2 (export targets 11 and newer).
-void Export(sonnx::ExportCtx& c, const LpPoolAttrs& a) {
+void Export(ExportCtx& c, const LpPoolAttrs& a) {
   SINGA_CHECK(
       a.p == std::round(a.p), UnsupportedOp,
       c.where() << ": p = " << a.p << " is not an integer, which ONNX requires from opset 2");

@@ -170,23 +170,25 @@ Tensor NllGrad(const Tensor& dloss, const Tensor& target, const Tensor& weight,
   Tensor t = target, coef;
   Tensor valid;  // bool, undefined when nothing is ignored
   if (a.ignore_index) {
-    valid = grad::Not(CallOp("Equal", {t, Tensor::Full({}, *a.ignore_index, t.dtype())})[0]);
-    t = Where(valid, t, Tensor::Full({}, 0, t.dtype()));
+    valid = grad::Not(
+        CallOp("Equal", {t, Tensor::Full({}, *a.ignore_index, t.dtype(), t.device())})[0]);
+    t = Where(valid, t, Scalar(0, t));
   }
   if (weight.defined()) {
     coef = CallOp("Gather", {weight, t})[0];
-    if (valid.defined()) coef = Where(valid, coef, Tensor::Full({}, 0, dt));
+    if (valid.defined()) coef = Where(valid, coef, Scalar(0, coef));
   } else if (valid.defined()) {
     coef = CallOp("Cast", {valid}, {{"to", static_cast<int64_t>(dt)}})[0];
   } else {
-    coef = Tensor::Full(t.shape(), 1, dt);
+    coef = Tensor::Full(t.shape(), 1, dt, dloss.device());
   }
   Tensor g = Mul(dloss, coef);  // dloss is a scalar unless reduction is none
   if (a.reduction == "mean") g = grad::Div(g, grad::Op1("ReduceSum", coef, {{"keepdims", 0L}}));
-  const Tensor onehot = CallOp("OneHot",
-                               {t, Tensor::Full({}, x_shape[1], DType::kInt64),
-                                Tensor::FromVector<double>({2}, {0.0, -1.0}).AsType(dt)},
-                               {{"axis", 1L}})[0];
+  const Tensor onehot =
+      CallOp("OneHot",
+             {t, Tensor::Full({}, x_shape[1], DType::kInt64, t.device()),
+              Tensor::FromVector<double>({2}, {0.0, -1.0}, dloss.device()).AsType(dt)},
+             {{"axis", 1L}})[0];
   return Mul(onehot, g.Unsqueeze(1));
 }
 

@@ -8,7 +8,7 @@
 // matmul in the fast kernel, plain loops in the reference one) and applies
 // the cell's gate equations. Half-precision inputs compute in float32.
 // Batch entries past their sequence_lens keep their state and output zeros.
-// The backward differentiates the same recurrence rebuilt from framework ops.
+// The backward is backpropagation through time written with framework ops.
 // https://onnx.ai/onnx/operators/onnx__RNN.html
 // https://onnx.ai/onnx/operators/onnx__GRU.html
 // https://onnx.ai/onnx/operators/onnx__LSTM.html
@@ -20,8 +20,7 @@
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
 #include "ops/grad_util.h"
-#include "singa/autograd/autograd.h"
-#include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa {
 namespace {
@@ -395,11 +394,13 @@ void Forward(KernelCtx& k, const RecurrentAttrs& a) {
 }
 
 // ---- backward ------------------------------------------------------------------
-// By composition: the forward is rebuilt from framework ops (MatMul, Slice,
-// Sigmoid, Mul, ...) on detached copies of the inputs with grad mode on, and
-// the engine differentiates sum(Y * dY) + sum(Y_h * dY_h) + sum(Y_c * dY_c)
-// with respect to them, each step through the ops' own backward. It costs a
-// second forward; the fast kernel above stays free of bookkeeping.
+// Backpropagation through time, written with framework ops (MatMul, Mul,
+// Where, ...), so it runs wherever the inputs live: the forward is recomputed
+// step by step from the saved inputs, keeping each gate's pre-activation and
+// value, then the steps are walked back. Per direction, the gradients of every
+// step's input projection (gx) and recurrent product (gr) are gathered so
+// that dX, dW and dR are one MatMul each. The fast kernel above stays free of
+// bookkeeping.
 
 Tensor Ints(std::vector<int64_t> v) {
   return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
@@ -417,10 +418,34 @@ Tensor TransposeOp(const Tensor& t, std::vector<int64_t> perm) {
 Tensor ConcatOp(const TensorList& ts, int64_t axis) {
   return CallOp("Concat", std::span<const Tensor>(ts), {{"axis", axis}})[0];
 }
+Tensor MatMulOp(const Tensor& a, const Tensor& b) { return CallOp("MatMul", {a, b})[0]; }
+// a^T @ b of 2-D a and b.
+Tensor MatMulTOp(const Tensor& a, const Tensor& b) { return MatMulOp(TransposeOp(a, {1, 0}), b); }
+// Sum over axis 0.
+Tensor SumRowsOp(const Tensor& t) {
+  return CallOp("ReduceSum", {t, Ints({0})}, {{"keepdims", int64_t{0}}})[0];
+}
+// Entry [i, j] of the first two axes of `t`.
+Tensor AtOp(const Tensor& t, int64_t i, int64_t j) {
+  return SqueezeOp(SqueezeOp(SliceOp(SliceOp(t, 0, i, i + 1), 1, j, j + 1), 1), 0);
+}
+// Entry i of the first axis of `t`.
+Tensor AtOp(const Tensor& t, int64_t i) { return SqueezeOp(SliceOp(t, 0, i, i + 1), 0); }
+
+using grad::Add;
+using grad::And;
+using grad::Div;
+using grad::Greater;
+using grad::Less;
+using grad::Masked;
+using grad::Mul;
+using grad::Not;
+using grad::Op1;
+using grad::Scalar;
+using grad::Sub;
+using grad::Where;
 
 Tensor ApplyOp(const Activation& act, const Tensor& x) {
-  using grad::Op1;
-  using grad::Scalar;
   const float alpha = static_cast<float>(act.alpha), beta = static_cast<float>(act.beta);
   switch (act.kind) {
     case ActKind::kRelu:
@@ -430,13 +455,13 @@ Tensor ApplyOp(const Activation& act, const Tensor& x) {
     case ActKind::kSigmoid:
       return Op1("Sigmoid", x);
     case ActKind::kAffine:
-      return grad::Add(grad::Mul(x, Scalar(act.alpha, x)), Scalar(act.beta, x));
+      return Add(Mul(x, Scalar(act.alpha, x)), Scalar(act.beta, x));
     case ActKind::kLeakyRelu:
       return Op1("LeakyRelu", x, {{"alpha", alpha}});
     case ActKind::kThresholdedRelu:
       return Op1("ThresholdedRelu", x, {{"alpha", alpha}});
     case ActKind::kScaledTanh:
-      return grad::Mul(Op1("Tanh", grad::Mul(x, Scalar(act.beta, x))), Scalar(act.alpha, x));
+      return Mul(Op1("Tanh", Mul(x, Scalar(act.beta, x))), Scalar(act.alpha, x));
     case ActKind::kHardSigmoid:
       return Op1("HardSigmoid", x, {{"alpha", alpha}, {"beta", beta}});
     case ActKind::kElu:
@@ -449,116 +474,342 @@ Tensor ApplyOp(const Activation& act, const Tensor& x) {
   return x;
 }
 
-// Y, Y_h (and Y_c) of the cell rebuilt from framework ops on `in`.
-TensorList ForwardByOps(const TensorList& in, const std::vector<int64_t>& lens,
-                        const RecurrentAttrs& a, Cell cell) {
-  using grad::Add;
-  using grad::Mul;
-  using grad::Scalar;
-  using grad::Sub;
-  const int dirs = a.direction == "bidirectional" ? 2 : 1;
-  const std::vector<Activation> acts = ParseActivations(a, cell, dirs, CellName(cell));
-  const int per = ActsPerDirection(cell);
-  const bool lstm = cell == Cell::kLstm;
-  Tensor x = a.layout == 1 ? TransposeOp(in[0], {1, 0, 2}) : in[0];
-  const int64_t seq = x.dim(0), batch = x.dim(1), hidden = in[2].dim(2);
-  const DType dt = x.dtype();
-  auto state = [&](int i) {
-    if (!in[i].defined()) return Tensor::Zeros({dirs, batch, hidden}, dt);
-    return a.layout == 1 ? TransposeOp(in[i], {1, 0, 2}) : in[i];
-  };
-  const Tensor h0 = state(5), c0 = lstm ? state(6) : Tensor();
-  auto clip = [&](const Tensor& v) {
-    return a.clip ? CallOp("Clip", {v, Scalar(-*a.clip, v), Scalar(*a.clip, v)})[0] : v;
-  };
-  auto gate = [&](const Tensor& v, int k) {
-    return SliceOp(v, v.ndim() - 1, k * hidden, (k + 1) * hidden);
-  };
-  TensorList ys_dirs, hs, cs;
-  for (int d = 0; d < dirs; ++d) {
-    const bool reverse = a.direction == "reverse" || d == 1;
-    const Activation& f = acts[d * per];
-    const Activation& gact = per > 1 ? acts[d * per + 1] : f;
-    const Activation& hact = per > 2 ? acts[d * per + 2] : f;
-    const Tensor wt = TransposeOp(SqueezeOp(SliceOp(in[1], 0, d, d + 1), 0), {1, 0});
-    const Tensor rt = TransposeOp(SqueezeOp(SliceOp(in[2], 0, d, d + 1), 0), {1, 0});
-    Tensor wb, rb;
-    if (in[3].defined()) {
-      const Tensor bd = SqueezeOp(SliceOp(in[3], 0, d, d + 1), 0);
-      const int64_t gh = Gates(cell) * hidden;
-      wb = SliceOp(bd, 0, 0, gh);
-      rb = SliceOp(bd, 0, gh, 2 * gh);
-    } else {
-      wb = rb = Tensor::Zeros({Gates(cell) * hidden}, dt);
+// dy * act'(x), from the activation's input x and output y.
+Tensor ActGrad(const Activation& act, const Tensor& x, const Tensor& y, const Tensor& dy) {
+  const double alpha = act.alpha, beta = act.beta;
+  switch (act.kind) {
+    case ActKind::kRelu:
+      return Masked(Greater(x, Scalar(0, x)), dy);
+    case ActKind::kTanh:
+      return Mul(dy, Sub(Scalar(1, y), Mul(y, y)));
+    case ActKind::kSigmoid:
+      return Mul(dy, Mul(y, Sub(Scalar(1, y), y)));
+    case ActKind::kAffine:
+      return Mul(dy, Scalar(alpha, dy));
+    case ActKind::kLeakyRelu:
+      return Where(Less(x, Scalar(0, x)), Mul(dy, Scalar(alpha, dy)), dy);
+    case ActKind::kThresholdedRelu:
+      return Masked(Greater(x, Scalar(alpha, x)), dy);
+    case ActKind::kScaledTanh: {
+      const Tensor t = Op1("Tanh", Mul(x, Scalar(beta, x)));
+      return Mul(dy, Mul(Scalar(alpha * beta, t), Sub(Scalar(1, t), Mul(t, t))));
     }
-    Tensor pd;
-    if (lstm && in[7].defined()) pd = SqueezeOp(SliceOp(in[7], 0, d, d + 1), 0);
-    Tensor h = SqueezeOp(SliceOp(h0, 0, d, d + 1), 0);
-    Tensor c = lstm ? SqueezeOp(SliceOp(c0, 0, d, d + 1), 0) : Tensor();
-    TensorList ys(seq);
-    for (int64_t step = 0; step < seq; ++step) {
-      const int64_t t = reverse ? seq - 1 - step : step;
-      const Tensor xw = CallOp("MatMul", {SqueezeOp(SliceOp(x, 0, t, t + 1), 0), wt})[0];
-      Tensor hn, cn;
-      if (cell == Cell::kRnn) {
-        hn = ApplyOp(f, clip(Add(Add(xw, CallOp("MatMul", {h, rt})[0]), Add(wb, rb))));
-      } else if (cell == Cell::kGru) {
-        const Tensor rt_h = SliceOp(rt, 1, 2 * hidden, 3 * hidden);
-        const Tensor hr = CallOp("MatMul", {h, rt})[0];
-        auto pre = [&](int k) {
-          return Add(Add(gate(xw, k), gate(hr, k)), Add(gate(wb, k), gate(rb, k)));
-        };
-        const Tensor z = ApplyOp(f, clip(pre(0)));
-        const Tensor r = ApplyOp(f, clip(pre(1)));
-        const Tensor xh = Add(gate(xw, 2), gate(wb, 2));
-        const Tensor rec = a.linear_before_reset
-                               ? Mul(r, Add(gate(hr, 2), gate(rb, 2)))
-                               : Add(CallOp("MatMul", {Mul(r, h), rt_h})[0], gate(rb, 2));
-        const Tensor cand = ApplyOp(gact, clip(Add(xh, rec)));
-        hn = Add(cand, Mul(z, Sub(h, cand)));
-      } else {
-        const Tensor hr = CallOp("MatMul", {h, rt})[0];
-        auto pre = [&](int k) {
-          return Add(Add(gate(xw, k), gate(hr, k)), Add(gate(wb, k), gate(rb, k)));
-        };
-        auto peep = [&](const Tensor& v, int k, const Tensor& cv) {
-          return pd.defined() ? Add(v, Mul(gate(pd, k), cv)) : v;
-        };
-        const Tensor it = ApplyOp(f, clip(peep(pre(0), 0, c)));
-        const Tensor ft =
-            a.input_forget ? Sub(Scalar(1, it), it) : ApplyOp(f, clip(peep(pre(2), 2, c)));
-        const Tensor ct = ApplyOp(gact, clip(pre(3)));
-        cn = Add(Mul(ft, c), Mul(it, ct));
-        const Tensor ot = ApplyOp(f, clip(peep(pre(1), 1, cn)));
-        hn = Mul(ot, ApplyOp(hact, cn));
-      }
-      if (!lens.empty()) {
-        // Finished sequences keep their state and output zeros.
-        std::vector<double> m(batch);
-        for (int64_t b = 0; b < batch; ++b) m[b] = t < lens[b] ? 1.0 : 0.0;
-        const Tensor mask = Tensor::FromVector<double>({batch, 1}, m).AsType(dt);
-        const Tensor keep = Sub(Scalar(1, mask), mask);
-        ys[t] = Mul(hn, mask);
-        h = Add(ys[t], Mul(h, keep));
-        if (lstm) c = Add(Mul(cn, mask), Mul(c, keep));
-      } else {
-        ys[t] = h = hn;
-        if (lstm) c = cn;
-      }
+    case ActKind::kHardSigmoid: {
+      const Tensor v = Add(Mul(x, Scalar(alpha, x)), Scalar(beta, x));
+      return Masked(And(Greater(v, Scalar(0, v)), Less(v, Scalar(1, v))),
+                    Mul(dy, Scalar(alpha, dy)));
     }
-    for (Tensor& y : ys) y = UnsqueezeOp(y, 0);
-    ys_dirs.push_back(UnsqueezeOp(ConcatOp(ys, 0), 1));
-    hs.push_back(UnsqueezeOp(h, 0));
-    if (lstm) cs.push_back(UnsqueezeOp(c, 0));
+    case ActKind::kElu:
+      return Where(Less(x, Scalar(0, x)), Mul(dy, Add(y, Scalar(alpha, y))), dy);
+    case ActKind::kSoftsign: {
+      const Tensor s = Add(Scalar(1, x), Op1("Abs", x));
+      return Div(dy, Mul(s, s));
+    }
+    case ActKind::kSoftplus:
+      return Mul(dy, Op1("Sigmoid", x));
   }
-  TensorList out = {ConcatOp(ys_dirs, 1), ConcatOp(hs, 0)};
-  if (lstm) out.push_back(ConcatOp(cs, 0));
-  if (a.layout == 1) {
-    out[0] = TransposeOp(out[0], {2, 0, 1, 3});
-    for (size_t i = 1; i < out.size(); ++i) out[i] = TransposeOp(out[i], {1, 0, 2});
-  }
-  return out;
+  return dy;
 }
+
+// One gate of one step: its pre-activation, clipped, and its value.
+struct Gate {
+  Tensor pre, in, out;
+};
+
+// What the backward keeps of one step of one direction.
+struct Step {
+  Tensor h_prev, c_prev;    // the state the step started from
+  Tensor mask;              // [batch, 1], 1 while the sequence runs (with sequence_lens)
+  std::vector<Gate> gates;  // RNN: h; GRU: z, r, candidate; LSTM: i, o, f (unless input_forget), c
+  Tensor ft;                // LSTM: the forget gate's value
+  Tensor hr_c;              // GRU linear_before_reset: R_h's product plus its bias
+  Tensor rh;                // GRU otherwise: r * h_prev, the input of R_h's product
+  Tensor c_new, hc;         // LSTM: the new cell state and hact of it
+};
+
+// The backward of one recorded RNN, GRU or LSTM application, every direction.
+class Bptt {
+ public:
+  Bptt(const GradCtx& g, const RecurrentAttrs& a, Cell cell)
+      : g_(g), a_(a), cell_(cell), lstm_(cell == Cell::kLstm) {
+    dirs_ = a.direction == "bidirectional" ? 2 : 1;
+    acts_ = ParseActivations(a, cell, dirs_, CellName(cell));
+    x_ = a.layout == 1 ? TransposeOp(g.input(0), {1, 0, 2}) : g.input(0);
+    seq_ = x_.dim(0);
+    batch_ = x_.dim(1);
+    in_ = x_.dim(2);
+    hidden_ = g.input(2).dim(2);
+    gh_ = Gates(cell) * hidden_;
+    dt_ = x_.dtype();
+    x2_ = CallOp("Reshape", {x_, Ints({seq_ * batch_, in_})})[0];
+    if (g.has_input(4)) {
+      lens_ = g.input(4).ToVector<int64_t>();
+      for (int64_t& l : lens_) l = std::clamp<int64_t>(l, 0, seq_);
+    }
+    // The outputs' gradients in [seq, dirs, batch, hidden] / [dirs, batch, hidden] order.
+    auto grad_out = [&](int o, std::vector<int64_t> perm) {
+      if (o >= g.num_outputs() || !g.grad_output(o).defined()) return Tensor();
+      return a.layout == 1 ? TransposeOp(g.grad_output(o), std::move(perm)) : g.grad_output(o);
+    };
+    dy_ = grad_out(0, {1, 2, 0, 3});
+    dyh_ = grad_out(1, {1, 0, 2});
+    if (lstm_) dyc_ = grad_out(2, {1, 0, 2});
+  }
+
+  // Fills d[i] for the inputs that need a gradient.
+  void Run(TensorList& d) {
+    TensorList dx, dw, dr, db, dp, dh0, dc0;
+    for (int dir = 0; dir < dirs_; ++dir) Direction(dir, dx, dw, dr, db, dp, dh0, dc0);
+    auto stack = [](const TensorList& ts) {
+      TensorList u;
+      for (const Tensor& t : ts) u.push_back(UnsqueezeOp(t, 0));
+      return ConcatOp(u, 0);
+    };
+    auto state_layout = [&](const Tensor& t) {
+      return a_.layout == 1 ? TransposeOp(t, {1, 0, 2}) : t;
+    };
+    auto want = [&](int i) { return i < g_.num_inputs() && g_.has_input(i) && g_.needs_grad(i); };
+    if (want(0)) {
+      Tensor sum = dx[0];
+      for (int dir = 1; dir < dirs_; ++dir) sum = Add(sum, dx[dir]);
+      d[0] = state_layout(CallOp("Reshape", {sum, Ints({seq_, batch_, in_})})[0]);
+    }
+    if (want(1)) d[1] = stack(dw);
+    if (want(2)) d[2] = stack(dr);
+    if (want(3)) d[3] = stack(db);
+    if (want(5)) d[5] = state_layout(stack(dh0));
+    if (lstm_ && want(6)) d[6] = state_layout(stack(dc0));
+    if (lstm_ && want(7)) d[7] = stack(dp);
+  }
+
+ private:
+  Tensor Zeros(Shape shape) const { return Tensor::Zeros(std::move(shape), dt_, x_.device()); }
+  Tensor Block(const Tensor& v, int k) const {
+    return SliceOp(v, v.ndim() - 1, k * hidden_, (k + 1) * hidden_);
+  }
+  Tensor Clip(const Tensor& v) const {
+    return a_.clip ? CallOp("Clip", {v, Scalar(-*a_.clip, v), Scalar(*a_.clip, v)})[0] : v;
+  }
+  Gate MakeGate(const Tensor& pre, const Activation& act) const {
+    Gate gt{pre, Clip(pre), Tensor()};
+    gt.out = ApplyOp(act, gt.in);
+    return gt;
+  }
+  // The gradient of a gate's pre-activation from that of its value.
+  Tensor GateGrad(const Gate& gt, const Activation& act, const Tensor& dout) const {
+    const Tensor d = ActGrad(act, gt.in, gt.out, dout);
+    if (!a_.clip) return d;
+    const Tensor& v = gt.pre;
+    const double c = *a_.clip;
+    return Masked(And(Not(Less(v, Scalar(-c, v))), Not(Greater(v, Scalar(c, v)))), d);
+  }
+
+  void Direction(int dir, TensorList& dx, TensorList& dw, TensorList& dr, TensorList& db,
+                 TensorList& dp, TensorList& dh0, TensorList& dc0) {
+    const int per = ActsPerDirection(cell_);
+    const bool reverse = a_.direction == "reverse" || dir == 1;
+    const Activation& f = acts_[dir * per];
+    const Activation& gact = per > 1 ? acts_[dir * per + 1] : f;
+    const Activation& hact = per > 2 ? acts_[dir * per + 2] : f;
+    const bool gru_split = cell_ == Cell::kGru && a_.linear_before_reset == 0;
+    const Tensor wd = AtOp(g_.input(1), dir), rd = AtOp(g_.input(2), dir);  // [gh, in|hidden]
+    const Tensor rt = TransposeOp(rd, {1, 0});
+    const Tensor rd_h = gru_split ? SliceOp(rd, 0, 2 * hidden_, 3 * hidden_) : Tensor();
+    Tensor wb, rb;
+    if (g_.has_input(3)) {
+      const Tensor bd = AtOp(g_.input(3), dir);
+      wb = SliceOp(bd, 0, 0, gh_);
+      rb = SliceOp(bd, 0, gh_, 2 * gh_);
+    } else {
+      wb = rb = Zeros({gh_});
+    }
+    const Tensor pd = lstm_ && g_.has_input(7) ? AtOp(g_.input(7), dir) : Tensor();
+    auto state = [&](int i) {
+      if (!g_.has_input(i)) return Zeros({batch_, hidden_});
+      const Tensor s = a_.layout == 1 ? TransposeOp(g_.input(i), {1, 0, 2}) : g_.input(i);
+      return AtOp(s, dir);
+    };
+    const Tensor xw = MatMulOp(x2_, TransposeOp(wd, {1, 0}));  // [seq * batch, gh]
+
+    // Forward, keeping what the backward reads.
+    std::vector<Step> steps(seq_);
+    Tensor h = state(5), c = lstm_ ? state(6) : Tensor();
+    for (int64_t k = 0; k < seq_; ++k) {
+      const int64_t t = reverse ? seq_ - 1 - k : k;
+      Step& s = steps[t];
+      s.h_prev = h;
+      s.c_prev = c;
+      const Tensor xwt = SliceOp(xw, 0, t * batch_, (t + 1) * batch_);
+      const Tensor hr = MatMulOp(h, rt);
+      auto pre = [&](int j) {
+        return Add(Add(Block(xwt, j), Block(hr, j)), Add(Block(wb, j), Block(rb, j)));
+      };
+      Tensor hn, cn;
+      if (cell_ == Cell::kRnn) {
+        s.gates = {MakeGate(Add(Add(xwt, hr), Add(wb, rb)), f)};
+        hn = s.gates[0].out;
+      } else if (cell_ == Cell::kGru) {
+        const Gate z = MakeGate(pre(0), f), r = MakeGate(pre(1), f);
+        Tensor rec;
+        if (gru_split) {
+          s.rh = Mul(r.out, h);
+          rec = Add(MatMulOp(s.rh, TransposeOp(rd_h, {1, 0})), Block(rb, 2));
+        } else {
+          s.hr_c = Add(Block(hr, 2), Block(rb, 2));
+          rec = Mul(r.out, s.hr_c);
+        }
+        const Gate cand = MakeGate(Add(Add(Block(xwt, 2), Block(wb, 2)), rec), gact);
+        hn = Add(cand.out, Mul(z.out, Sub(h, cand.out)));
+        s.gates = {z, r, cand};
+      } else {
+        auto peep = [&](const Tensor& v, int j, const Tensor& cv) {
+          return pd.defined() ? Add(v, Mul(Block(pd, j), cv)) : v;
+        };
+        const Gate it = MakeGate(peep(pre(0), 0, c), f);
+        Gate ft;
+        if (a_.input_forget) {
+          s.ft = Sub(Scalar(1, it.out), it.out);
+        } else {
+          ft = MakeGate(peep(pre(2), 2, c), f);
+          s.ft = ft.out;
+        }
+        const Gate ct = MakeGate(pre(3), gact);
+        cn = s.c_new = Add(Mul(s.ft, c), Mul(it.out, ct.out));
+        const Gate ot = MakeGate(peep(pre(1), 1, cn), f);
+        s.hc = ApplyOp(hact, cn);
+        hn = Mul(ot.out, s.hc);
+        s.gates = {it, ot, ft, ct};
+      }
+      if (!lens_.empty()) {
+        // Finished sequences keep their state (and output zeros).
+        std::vector<double> m(batch_);
+        for (int64_t b = 0; b < batch_; ++b) m[b] = t < lens_[b] ? 1.0 : 0.0;
+        s.mask = Tensor::FromVector<double>({batch_, 1}, m, x_.device()).AsType(dt_);
+        const Tensor keep = Sub(Scalar(1, s.mask), s.mask);
+        h = Add(Mul(hn, s.mask), Mul(h, keep));
+        if (lstm_) c = Add(Mul(cn, s.mask), Mul(c, keep));
+      } else {
+        h = hn;
+        c = cn;
+      }
+    }
+
+    // Backward, from the last step taken to the first.
+    Tensor dh = dyh_.defined() ? AtOp(dyh_, dir) : Zeros({batch_, hidden_});
+    Tensor dc = !lstm_ ? Tensor() : dyc_.defined() ? AtOp(dyc_, dir) : Zeros({batch_, hidden_});
+    TensorList gx(seq_), gr(seq_), h_prev(seq_), rh(gru_split ? seq_ : 0);
+    Tensor dpi, dpo, dpf;
+    auto accumulate = [](Tensor& acc, const Tensor& v) { acc = acc.defined() ? Add(acc, v) : v; };
+    for (int64_t k = seq_ - 1; k >= 0; --k) {
+      const int64_t t = reverse ? seq_ - 1 - k : k;
+      const Step& s = steps[t];
+      h_prev[t] = s.h_prev;
+      if (gru_split) rh[t] = s.rh;
+      // The step's new state is m * (its cell's) + (1 - m) * the old one, and
+      // its output m * the cell's.
+      Tensor dhn = dy_.defined() ? Add(dh, AtOp(dy_, t, dir)) : dh, dcn = dc;
+      Tensor dh_prev, dc_prev;
+      if (s.mask.defined()) {
+        const Tensor keep = Sub(Scalar(1, s.mask), s.mask);
+        dh_prev = Mul(dh, keep);
+        dhn = Mul(dhn, s.mask);
+        if (lstm_) {
+          dc_prev = Mul(dc, keep);
+          dcn = Mul(dc, s.mask);
+        }
+      }
+      Tensor dhp, dcp;  // through the cell
+      if (cell_ == Cell::kRnn) {
+        gx[t] = gr[t] = GateGrad(s.gates[0], f, dhn);
+        dhp = MatMulOp(gx[t], rd);
+      } else if (cell_ == Cell::kGru) {
+        const Gate &z = s.gates[0], &r = s.gates[1], &cand = s.gates[2];
+        const Tensor dvc = GateGrad(cand, gact, Mul(dhn, Sub(Scalar(1, z.out), z.out)));
+        const Tensor dz = Mul(dhn, Sub(s.h_prev, cand.out));
+        dhp = Mul(dhn, z.out);
+        Tensor gr_c, dr;
+        if (gru_split) {
+          gr_c = dvc;
+          const Tensor drh = MatMulOp(dvc, rd_h);
+          dr = Mul(drh, s.h_prev);
+          dhp = Add(dhp, Mul(drh, r.out));
+        } else {
+          gr_c = Mul(dvc, r.out);
+          dr = Mul(dvc, s.hr_c);
+        }
+        const Tensor dvz = GateGrad(z, f, dz), dvr = GateGrad(r, f, dr);
+        gx[t] = ConcatOp({dvz, dvr, dvc}, 1);
+        gr[t] = ConcatOp({dvz, dvr, gr_c}, 1);
+        dhp = gru_split
+                  ? Add(dhp, MatMulOp(ConcatOp({dvz, dvr}, 1), SliceOp(rd, 0, 0, 2 * hidden_)))
+                  : Add(dhp, MatMulOp(gr[t], rd));
+      } else {
+        const Gate &it = s.gates[0], &ot = s.gates[1], &ft = s.gates[2], &ct = s.gates[3];
+        const Tensor dvo = GateGrad(ot, f, Mul(dhn, s.hc));
+        dcn = Add(dcn, ActGrad(hact, s.c_new, s.hc, Mul(dhn, ot.out)));
+        if (pd.defined()) {
+          dcn = Add(dcn, Mul(dvo, Block(pd, 1)));
+          accumulate(dpo, SumRowsOp(Mul(dvo, s.c_new)));
+        }
+        Tensor dit = Mul(dcn, ct.out);
+        const Tensor dft = Mul(dcn, s.c_prev);
+        dcp = Mul(dcn, s.ft);
+        Tensor dvf;
+        if (a_.input_forget) {
+          dit = Sub(dit, dft);
+          dvf = Zeros({batch_, hidden_});
+        } else {
+          dvf = GateGrad(ft, f, dft);
+          if (pd.defined()) {
+            dcp = Add(dcp, Mul(dvf, Block(pd, 2)));
+            accumulate(dpf, SumRowsOp(Mul(dvf, s.c_prev)));
+          }
+        }
+        const Tensor dvi = GateGrad(it, f, dit);
+        if (pd.defined()) {
+          dcp = Add(dcp, Mul(dvi, Block(pd, 0)));
+          accumulate(dpi, SumRowsOp(Mul(dvi, s.c_prev)));
+        }
+        const Tensor dvc = GateGrad(ct, gact, Mul(dcn, it.out));
+        gx[t] = gr[t] = ConcatOp({dvi, dvo, dvf, dvc}, 1);
+        dhp = MatMulOp(gx[t], rd);
+      }
+      dh = dh_prev.defined() ? Add(dh_prev, dhp) : dhp;
+      if (lstm_) dc = dc_prev.defined() ? Add(dc_prev, dcp) : dcp;
+    }
+
+    const Tensor gxs = ConcatOp(gx, 0), grs = ConcatOp(gr, 0);  // [seq * batch, gh]
+    dx.push_back(MatMulOp(gxs, wd));
+    dw.push_back(MatMulTOp(gxs, x2_));
+    const Tensor hs = ConcatOp(h_prev, 0);
+    if (gru_split) {
+      dr.push_back(ConcatOp({MatMulTOp(SliceOp(grs, 1, 0, 2 * hidden_), hs),
+                             MatMulTOp(SliceOp(grs, 1, 2 * hidden_, gh_), ConcatOp(rh, 0))},
+                            0));
+    } else {
+      dr.push_back(MatMulTOp(grs, hs));
+    }
+    db.push_back(ConcatOp({SumRowsOp(gxs), SumRowsOp(grs)}, 0));
+    dh0.push_back(dh);
+    if (lstm_) dc0.push_back(dc);
+    if (pd.defined()) {
+      if (!dpf.defined()) dpf = Zeros({hidden_});  // input_forget: P's forget part is unused
+      dp.push_back(ConcatOp({dpi, dpo, dpf}, 0));
+    }
+  }
+
+  const GradCtx& g_;
+  const RecurrentAttrs& a_;
+  const Cell cell_;
+  const bool lstm_;
+  int dirs_ = 1;
+  std::vector<Activation> acts_;
+  Tensor x_, x2_;  // X in [seq, batch, in] order, and as [seq * batch, in]
+  int64_t seq_ = 0, batch_ = 0, in_ = 0, hidden_ = 0, gh_ = 0;
+  DType dt_ = DType::kFloat32;
+  std::vector<int64_t> lens_;
+  Tensor dy_, dyh_, dyc_;
+};
 
 template <Cell kCell>
 TensorList Backward(const GradCtx& g, const RecurrentAttrs& a) {
@@ -566,11 +817,11 @@ TensorList Backward(const GradCtx& g, const RecurrentAttrs& a) {
   TensorList d(n);
   const bool lstm = kCell == Cell::kLstm;
   const Shape& xs = g.input(0).shape();
-  const int64_t seq = a.layout == 0 ? xs[0] : xs[1];
+  const int64_t seq = a.layout == 0 ? xs[0] : xs[1], batch = a.layout == 0 ? xs[1] : xs[0];
   auto zeros_for_rest = [&] {
     for (int i = 0; i < n; ++i)
       if (!d[i].defined() && g.needs_grad(i) && g.has_input(i) && i != 4)
-        d[i] = Tensor::Zeros(g.input(i).shape(), g.input(i).dtype());
+        d[i] = grad::ZerosLike(g.input(i));
     return d;
   };
   if (seq == 0) {  // Y_h and Y_c are the initial states
@@ -580,37 +831,16 @@ TensorList Backward(const GradCtx& g, const RecurrentAttrs& a) {
       d[6] = g.grad_output(2);
     return zeros_for_rest();
   }
-  GradModeGuard grad_on(true);
-  TensorList leaves(lstm ? 8 : 6);
-  for (int i = 0; i < n; ++i) {
-    if (!g.has_input(i) || i == 4) continue;
-    leaves[i] = g.input(i).Detach();
-    leaves[i].set_stores_grad(true);
-  }
-  std::vector<int64_t> lens;
-  if (g.has_input(4)) {
-    lens = g.input(4).ToVector<int64_t>();
-    for (int64_t& l : lens) l = std::clamp<int64_t>(l, 0, seq);
-  }
-  const TensorList outs = ForwardByOps(leaves, lens, a, kCell);
-  Tensor loss;
-  for (int o = 0; o < g.num_outputs() && o < static_cast<int>(outs.size()); ++o) {
-    if (!g.grad_output(o).defined()) continue;
-    const Tensor term =
-        CallOp("ReduceSum", {grad::Mul(outs[o], g.grad_output(o))}, {{"keepdims", int64_t{0}}})[0];
-    loss = loss.defined() ? grad::Add(loss, term) : term;
-  }
-  if (!loss.defined()) return zeros_for_rest();
-  autograd::Backward(loss, Tensor(), [&](const Tensor& p, const Tensor& grad) {
-    for (int i = 0; i < n; ++i)
-      if (leaves[i].defined() && p.id() == leaves[i].id() && g.needs_grad(i)) d[i] = grad;
-  });
+  bool any = false;
+  for (int o = 0; o < g.num_outputs(); ++o) any = any || g.grad_output(o).defined();
+  if (!any || batch == 0) return zeros_for_rest();
+  Bptt(g, a, kCell).Run(d);
   return zeros_for_rest();
 }
 
 // hidden_size is optional in ONNX (R's last dim says it) but onnxruntime
 // requires it: always written.
-void Export(sonnx::ExportCtx& c, const RecurrentAttrs&) {
+void Export(ExportCtx& c, const RecurrentAttrs&) {
   AttrMap attrs = c.attrs();
   attrs["hidden_size"] = c.input(2).shape().back();
   std::vector<std::string> in, out;

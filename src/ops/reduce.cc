@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "ops/common.h"
+#include "ops/grad_util.h"
 
 namespace singa {
 namespace {
@@ -298,7 +299,7 @@ Tensor Op(const char* name, const Tensor& a, const Tensor& b) { return CallOp(na
 Tensor Op(const char* name, const Tensor& a, const Tensor& b, const Tensor& c) {
   return CallOp(name, {a, b, c})[0];
 }
-Tensor Scalar(double v, DType dt) { return Tensor::FromVector<double>({}, {v}).AsType(dt); }
+using grad::Scalar;
 
 // The input's gradient, from the output's gradient and the output seen with
 // the reduced axes kept (size 1), broadcast back over the reduced axes.
@@ -308,7 +309,6 @@ Tensor Scalar(double v, DType dt) { return Tensor::FromVector<double>({}, {v}).A
 template <Kind K>
 TensorList ReduceBackward(const GradCtx& g, const ReduceAttrs& a) {
   const Tensor& x = g.input(0);
-  const DType dt = x.dtype();
   std::vector<int64_t> axes = AxesArg(a.axes, g.has_input(1) ? &g.input(1) : nullptr);
   const std::vector<bool> mask =
       ReducedMask(x.ndim(), axes, a.noop_with_empty_axes != 0, g.op().name);
@@ -323,14 +323,14 @@ TensorList ReduceBackward(const GradCtx& g, const ReduceAttrs& a) {
     }
   const Tensor dy = g.grad_output(0).Reshape(kept);
   const Tensor y = g.output(0).Reshape(kept);
-  const Tensor zero = Scalar(0, dt), one = Scalar(1, dt);
+  const Tensor zero = Scalar(0, x), one = Scalar(1, x);
   Tensor dx;
   if constexpr (K == Kind::kSum) {
     dx = dy.BroadcastTo(x.shape()).Contiguous();
   } else if constexpr (K == Kind::kMean) {
-    dx = Op("Div", dy.BroadcastTo(x.shape()), Scalar(static_cast<double>(n), dt));
+    dx = Op("Div", dy.BroadcastTo(x.shape()), Scalar(static_cast<double>(n), x));
   } else if constexpr (K == Kind::kSumSquare) {
-    dx = Op("Mul", Op("Mul", x, dy), Scalar(2, dt));
+    dx = Op("Mul", Op("Mul", x, dy), Scalar(2, x));
   } else if constexpr (K == Kind::kL1) {
     dx = Op("Mul", Op("Sign", x), dy);
   } else if constexpr (K == Kind::kL2) {

@@ -29,8 +29,7 @@ Registry& TheRegistry() {
   return *r;
 }
 std::string Key(std::string_view domain, std::string_view name) {
-  std::string d(domain == "ai.onnx" ? "" : domain);
-  return d + "::" + std::string(name);
+  return CanonicalDomain(domain) + "::" + std::string(name);
 }
 
 // Throws `e` again as its own type (one of `Types`, else Error) with
@@ -284,7 +283,7 @@ const OpSchema* OpRegistry::Find(std::string_view name, int opset, std::string_v
 const OpSchema& OpRegistry::Get(std::string_view name, int opset, std::string_view domain) {
   const OpSchema* s = Find(name, opset, domain);
   if (!s) {
-    std::string d = domain.empty() ? "ai.onnx" : std::string(domain);
+    const std::string d(DomainName(domain));
     if (const OpSchema* later = Find(name, kLatestOpset, domain)) {
       int first = later->since_version;
       for (const OpSchema* v : All())

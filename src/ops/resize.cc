@@ -420,7 +420,7 @@ void Run(const Tensor& x, const Tensor& y, const Plan& plan, const Params& p) {
 Tensor BackwardImpl(const GradCtx& g, const Plan& plan, const Params& p) {
   const Tensor& x = g.input(0);
   const Tensor& dy = g.grad_output(0);
-  if (x.numel() == 0 || dy.numel() == 0) return Tensor::Zeros(x.shape(), dy.dtype());
+  if (x.numel() == 0 || dy.numel() == 0) return Tensor::Zeros(x.shape(), dy.dtype(), dy.device());
   const int64_t r = x.ndim();
   // The shape before each forward pass, to walk them backwards.
   std::vector<Shape> before;
@@ -447,7 +447,7 @@ Tensor BackwardImpl(const GradCtx& g, const Plan& plan, const Params& p) {
     for (int64_t j = 0; j < out; ++j)
       if (!t.extrap[j])
         for (int64_t k = 0; k < t.n; ++k) m[t.idx[j * t.n + k] * out + j] += t.w[j * t.n + k];
-    const Tensor mt = Tensor::FromVector<double>({in, out}, m).AsType(dy.dtype());
+    const Tensor mt = Tensor::FromVector<double>({in, out}, m, dy.device()).AsType(dy.dtype());
     grad = CallOp("MatMul", {mt, grad.Reshape({outer, out, inner})})[0].Reshape(s);
   }
   return grad.Reshape(x.shape());

@@ -16,10 +16,11 @@ namespace singa::ops {
 inline Tensor IndexAdd(const Tensor& dy, int64_t outer, int64_t inner,
                        const std::vector<int64_t>& map, int64_t n) {
   const int64_t k = static_cast<int64_t>(map.size());
-  if (outer * n * inner == 0 || k == 0) return Tensor::Zeros({outer, n, inner}, dy.dtype());
+  if (outer * n * inner == 0 || k == 0)
+    return Tensor::Zeros({outer, n, inner}, dy.dtype(), dy.device());
   std::vector<double> onehot(static_cast<size_t>(n * k), 0.0);
   for (int64_t m = 0; m < k; ++m) onehot[map[m] * k + m] = 1.0;
-  const Tensor sel = Tensor::FromVector<double>({n, k}, onehot).AsType(dy.dtype());
+  const Tensor sel = Tensor::FromVector<double>({n, k}, onehot, dy.device()).AsType(dy.dtype());
   return CallOp("MatMul", {sel, dy.Reshape({outer, k, inner})})[0];
 }
 

@@ -74,7 +74,7 @@ TensorList Backward(const GradCtx& g, const Spec& s) {
   for (size_t i = 0; i < n; ++i) axes[i] = static_cast<int64_t>(i);
   if (s.axes) axes = *s.axes;
   if (s.steps) steps = *s.steps;
-  Tensor dx = Tensor::Zeros(x.shape(), x.dtype());
+  Tensor dx = Tensor::Zeros(x.shape(), x.dtype(), x.device());
   Tensor view = dx;
   for (size_t i = 0; i < n; ++i) {
     const int64_t axis = axes[i] < 0 ? axes[i] + x.ndim() : axes[i];

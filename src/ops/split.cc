@@ -4,7 +4,7 @@
 // differ from 11 only in rejecting a negative axis: one schema serves them.
 // https://onnx.ai/onnx/operators/onnx__Split.html
 #include "ops/movement.h"
-#include "singa/onnx/export.h"
+#include "singa/ops/export_ctx.h"
 
 namespace singa {
 namespace {
@@ -88,7 +88,7 @@ TensorList Backward(const GradCtx& g, const SplitAttrs& a) {
   TensorList parts;
   for (int i = 0; i < g.num_outputs(); ++i) {
     const Tensor& dy = g.grad_output(i);
-    parts.push_back(dy.defined() ? dy : Tensor::Zeros(g.output(i).shape(), x.dtype()));
+    parts.push_back(dy.defined() ? dy : Tensor::Zeros(g.output(i).shape(), x.dtype(), x.device()));
   }
   TensorList d(g.num_inputs());
   d[0] = CallOp("Concat", parts, {{"axis", axis}})[0];
@@ -97,7 +97,7 @@ TensorList Backward(const GradCtx& g, const SplitAttrs& a) {
 
 // Opset 18 wants `split` or `num_outputs`; ours splits equally into the
 // outputs asked for when neither is given, which num_outputs says.
-void Export18(sonnx::ExportCtx& c, const SplitAttrs& a) {
+void Export18(ExportCtx& c, const SplitAttrs& a) {
   if (a.num_outputs || (c.num_inputs() > 1 && !c.input_name(1).empty())) return c.AddDefault();
   AttrMap attrs = c.attrs();
   attrs["num_outputs"] = static_cast<int64_t>(c.num_outputs());

@@ -102,7 +102,7 @@ void Forward(KernelCtx& k, const TopKAttrs& a) {
 TensorList Backward(const GradCtx& g, const TopKAttrs& a) {
   const Tensor& x = g.input(0);
   TensorList grads(g.num_inputs());
-  const Tensor zeros = Tensor::Zeros(x.shape(), x.dtype());
+  const Tensor zeros = Tensor::Zeros(x.shape(), x.dtype(), x.device());
   grads[0] = CallOp("ScatterElements", {zeros, g.output(1), g.grad_output(0)},
                     {{"axis", Axis(a.axis, x.ndim())}})[0];
   return grads;

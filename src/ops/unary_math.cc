@@ -182,9 +182,7 @@ Tensor ErfGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
   return Mul(dy, Mul(Scalar(M_2_SQRTPI, x), Op1("Exp", Op1("Neg", Mul(x, x)))));
 }
 // Piecewise constant (Ceil, Floor, Round, Sign): zero almost everywhere.
-Tensor ZeroGrad(const Tensor& x, const Tensor&, const Tensor&) {
-  return Tensor::Zeros(x.shape(), x.dtype());
-}
+Tensor ZeroGrad(const Tensor& x, const Tensor&, const Tensor&) { return grad::ZerosLike(x); }
 
 }  // namespace
 

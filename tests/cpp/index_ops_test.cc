@@ -49,7 +49,7 @@ TEST(BitCast, Errors) {
                DTypeError);
   EXPECT_THROW(CallOp("BitCast", {x}, {{"to", int64_t{static_cast<int64_t>(DType::kString)}}}, 26),
                DTypeError);
-  EXPECT_THROW(CallOp("BitCast", {x}, {}, 26), ShapeError);  // `to` is required
+  EXPECT_THROW(CallOp("BitCast", {x}, {}, 26), InvalidModel);  // `to` is required
   EXPECT_THROW(CallOp("BitCast", {Strings({1}, {"a"})},
                       {{"to", int64_t{static_cast<int64_t>(DType::kInt32)}}}, 26),
                DTypeError);

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "singa/onnx/inspect.h"
+#include "singa/ops/op.h"
 
 namespace singa::cli {
 
@@ -22,7 +23,7 @@ int RunInfo(const Args& args) {
   os << "opsets       ";
   bool first = true;
   for (const auto& [domain, version] : info.opsets) {
-    os << (first ? "" : ", ") << (domain.empty() ? "ai.onnx" : domain) << " " << version;
+    os << (first ? "" : ", ") << DomainName(domain) << " " << version;
     first = false;
   }
   os << "\n";
@@ -87,8 +88,10 @@ int RunInfo(const Args& args) {
   // Unknown ops grouped by op, with their nodes; then nodes refused for other reasons.
   std::map<std::string, std::vector<const sonnx::NodeIssue*>> unknown;
   for (const auto& n : info.unsupported)
-    if (n.unknown_op)
-      unknown[(n.domain == "ai.onnx" ? "" : n.domain + ":") + n.op_type].push_back(&n);
+    if (n.unknown_op) {
+      const std::string domain = CanonicalDomain(n.domain);
+      unknown[(domain.empty() ? "" : domain + ":") + n.op_type].push_back(&n);
+    }
   for (const auto& [op, nodes] : unknown) {
     os << "  unsupported op " << op << " (" << nodes.size() << " node"
        << (nodes.size() == 1 ? "" : "s") << ": ";

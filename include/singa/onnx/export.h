@@ -18,7 +18,8 @@
 // Every recorded op becomes a node of its own ONNX name, attributes taken
 // from its parsed form (those that differ from the default); an op whose
 // form differs registers a hook, OpBuilder::to_onnx, that writes the node(s)
-// through ExportCtx. Ops of the internal domain ai.singa have no ONNX form.
+// through singa::ExportCtx (singa/ops/export_ctx.h; writer.cc implements it).
+// Ops of the internal domain ai.singa have no ONNX form.
 //
 // Opsets: by default the newest opset (not above kLatestOpset, unless a
 // recorded op exists only in a newer one) at which every recorded op keeps
@@ -63,38 +64,5 @@ std::string ToOnnx(const TensorList& inputs, const TensorList& outputs,
 // write failures).
 void SaveOnnx(const std::string& path, const TensorList& inputs, const TensorList& outputs,
               const ExportOptions& options = {});
-
-// What an op's export hook (OpBuilder::to_onnx) sees for one recorded op
-// application: its inputs' values and names in the exported graph, the names
-// its outputs must get, and ways to add nodes and constants.
-class ExportCtx {
- public:
-  virtual ~ExportCtx() = default;
-  virtual const OpSchema& op() const = 0;
-  virtual int opset() const = 0;  // the target ai.onnx opset
-  virtual bool training() const = 0;
-  virtual int num_inputs() const = 0;
-  // The recorded value of input i (undefined when absent) and its name ("" when absent).
-  virtual const Tensor& input(int i) const = 0;
-  virtual const std::string& input_name(int i) const = 0;
-  virtual int num_outputs() const = 0;
-  // The name output i must get; "" when nothing in the graph reads it.
-  virtual const std::string& output_name(int i) const = 0;
-  // The op's attributes that differ from their defaults (its parsed form).
-  virtual AttrMap attrs() const = 0;
-  // Adds an initializer holding `value`; returns its name.
-  virtual std::string AddConstant(const Tensor& value, std::string_view hint) = 0;
-  // A fresh value name for an intermediate result of a hook's nodes.
-  virtual std::string FreshName(std::string_view hint) = 0;
-  // Adds a node; attribute values as in AttrMap (ints, floats, strings, tensors, lists).
-  virtual void AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
-                       const std::vector<std::string>& outputs, const AttrMap& attrs,
-                       const std::string& domain = "") = 0;
-  // The identity export: the op as recorded, with attrs() (checks that the
-  // target opset has the recorded form).
-  virtual void AddDefault() = 0;
-  // "BatchNormalization (making float32[2,3])" for error messages.
-  virtual std::string where() const = 0;
-};
 
 }  // namespace singa::sonnx

@@ -42,6 +42,17 @@ namespace singa {
 // Default ai.onnx opset of calls and export; newer versions are registered too.
 inline constexpr int kLatestOpset = 25;
 
+// The default ONNX domain has two spellings: "" (in models and the registry)
+// and "ai.onnx" (in messages); either is accepted wherever a domain is given.
+// CanonicalDomain: "" for "ai.onnx", any other domain as it is.
+inline std::string CanonicalDomain(std::string_view domain) {
+  return domain == "ai.onnx" ? std::string() : std::string(domain);
+}
+// DomainName: "ai.onnx" for "", any other domain as it is (a view of `domain`).
+inline std::string_view DomainName(std::string_view domain) {
+  return domain.empty() ? std::string_view("ai.onnx") : domain;
+}
+
 using AttrValue =
     std::variant<std::monostate, int64_t, float, std::string, Tensor, std::vector<int64_t>,
                  std::vector<float>, std::vector<std::string>, std::vector<Tensor>, SubgraphPtr>;
@@ -67,9 +78,7 @@ class KernelVariantGuard {
 };
 
 class OpSchema;
-namespace sonnx {
-class ExportCtx;  // singa/onnx/export.h
-}
+class ExportCtx;  // singa/ops/export_ctx.h
 
 // What shape inference sees: the op, the inputs (with their values: shape
 // inference may read small inputs such as Reshape's `shape`), and how many
@@ -171,8 +180,8 @@ class OpSchema {
   // framework ops; an undefined entry means no gradient for that input.
   using BackwardFn = std::function<TensorList(const GradCtx&, const void*)>;
   // Writes the op as ONNX node(s) where our form differs from ONNX's (see
-  // singa/onnx/export.h); without one the export is the identity.
-  using ExportFn = std::function<void(sonnx::ExportCtx&, const void*)>;
+  // singa/ops/export_ctx.h); without one the export is the identity.
+  using ExportFn = std::function<void(ExportCtx&, const void*)>;
   // Runs the op on Values (sequences, optionals, graph attributes).
   using ValueKernelFn = std::function<ValueList(const ValueCtx&, const void*)>;
 
@@ -352,12 +361,12 @@ class OpBuilder {
       auto a = std::make_shared<A>();
       for (auto& [key, value] : m) {
         auto it = setters->find(key);
-        SINGA_CHECK(it != setters->end(), ShapeError,
+        SINGA_CHECK(it != setters->end(), InvalidModel,
                     ctx.where() << ": unknown attribute '" << key << "'");
         if (!std::holds_alternative<std::monostate>(value)) it->second(*a, value, ctx);
       }
       for (const AttrInfo& info : infos)
-        SINGA_CHECK(!info.required || m.count(info.name), ShapeError,
+        SINGA_CHECK(!info.required || m.count(info.name), InvalidModel,
                     ctx.where() << ": required attribute '" << info.name << "' is missing");
       return std::shared_ptr<const void>(std::move(a));
     };
@@ -440,8 +449,8 @@ class OpBuilder {
     return *this;
   }
   // Export hook: the op's ONNX form when it is not the recorded one.
-  OpBuilder& to_onnx(std::function<void(sonnx::ExportCtx&, const A&)> fn) {
-    s_->to_onnx = [fn](sonnx::ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
+  OpBuilder& to_onnx(std::function<void(ExportCtx&, const A&)> fn) {
+    s_->to_onnx = [fn](ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
     return *this;
   }
   // The op on Values (see OpSchema::RunValues).

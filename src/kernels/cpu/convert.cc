@@ -1,5 +1,7 @@
 // ConvertCopy: the strided, converting copy behind Contiguous, CopyFrom,
-// AsType and the Cast op.
+// AsType and the Cast op. Tensor::CopyFrom and Tensor::Fill (declared in
+// singa/core/tensor.h) are defined here, with the loops they run, so that the
+// core includes nothing from the kernels.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -117,3 +119,33 @@ void ConvertCopy(const Tensor& src, const Tensor& dst) {
 }
 
 }  // namespace singa::cpu
+
+namespace singa {
+
+void Tensor::CopyFrom(const Tensor& src) {
+  SINGA_CHECK(src.shape_ == shape_ || BroadcastShapes(src.shape_, shape_, "CopyFrom") == shape_,
+              ShapeError, "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
+  Tensor dst = *this;
+  device_.Exec([src, dst] { cpu::ConvertCopy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
+}
+
+void Tensor::Fill(double value) {
+  Tensor dst = *this;
+  device_.Exec(
+      [dst, value] {
+        if (dst.dtype() == DType::kString) {
+          cpu::ConvertCopy(Tensor::Scalar<double>(value), dst);
+          return;
+        }
+        VisitDType(
+            dst.dtype(),
+            [&]<class T>(Tag<T>) {
+              const T v = cpu::ConvertValue<T>(value);
+              cpu::Unary<T, T>(dst, dst, [v](T) { return v; });
+            },
+            "Fill");
+      },
+      {}, std::span(&dst, 1));
+}
+
+}  // namespace singa

@@ -1,21 +1,11 @@
 #include "kernels/cpu/dnnl_eltwise.h"
 
-#include <cstdio>
 #include <optional>
 #include <string>
 
 #include "kernels/cpu/dnnl_util.h"
 
 namespace singa::cpu {
-namespace {
-// Exact text of a float (hex), so that nearby parameters never share a key.
-std::string Exact(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
-  return buf;
-}
-}  // namespace
-
 bool DnnlEltwise(dnnl::algorithm alg, float alpha, float beta, const Tensor& x, const Tensor& y) {
   const DType dt = x.dtype();
   if (dt != DType::kFloat32 && dt != DType::kBFloat16 && dt != DType::kFloat16) return false;
@@ -24,8 +14,9 @@ bool DnnlEltwise(dnnl::algorithm alg, float alpha, float beta, const Tensor& x, 
   // Elementwise over dense memory: the shape does not matter, so every shape
   // with the same element count shares one primitive.
   const Shape flat = {x.numel()};
-  std::string key = "eltwise:" + std::to_string(static_cast<int>(alg)) + ':' + Exact(alpha) + ':' +
-                    Exact(beta) + ':' + std::string(Name(dt)) + ToString(flat);
+  std::string key = "eltwise:" + std::to_string(static_cast<int>(alg)) + ':' +
+                    dnnl_util::Exact(alpha) + ':' + dnnl_util::Exact(beta) + ':' +
+                    std::string(Name(dt)) + ToString(flat);
   using Prim = std::optional<dnnl::eltwise_forward>;
   const Prim& prim = dnnl_util::Cached<Prim>(key, [&]() -> Prim {
     try {

@@ -1,5 +1,7 @@
 #include "kernels/cpu/dnnl_util.h"
 
+#include <cstdio>
+
 #include "singa/core/error.h"
 
 namespace singa::cpu::dnnl_util {
@@ -62,15 +64,6 @@ dnnl::memory::desc PlainDesc(const Shape& shape, DType dt) {
   return dnnl::memory::desc(Dims(shape), ToDnnl(dt), Dims(ContiguousStrides(shape)));
 }
 
-int64_t ChannelBlock() {
-  static const int64_t block = [] {
-    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
-    return (isa & avx512) == avx512 ? 16 : 8;
-  }();
-  return block;
-}
-
 dnnl::memory::format_tag BlockedTag(int64_t spatial_dims) {
   using tag = dnnl::memory::format_tag;
   static constexpr tag k16[] = {tag::nCw16c, tag::nChw16c, tag::nCdhw16c};
@@ -95,4 +88,23 @@ void AppendKey(std::string& key, const Tensor& t) {
   key += ';';
 }
 
+std::string Exact(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
+  return buf;
+}
+
 }  // namespace singa::cpu::dnnl_util
+
+namespace singa::cpu {
+
+int64_t ChannelBlock() {
+  static const int64_t block = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512 ? 16 : 8;
+  }();
+  return block;
+}
+
+}  // namespace singa::cpu

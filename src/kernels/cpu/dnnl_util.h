@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "singa/core/tensor.h"
+#include "singa/kernels/cpu.h"
 
 namespace singa::cpu::dnnl_util {
 
@@ -33,10 +34,8 @@ dnnl::memory::desc PlainDesc(const Shape& shape, DType dt);
 dnnl::memory Mem(const Tensor& t);
 dnnl::memory Mem(const Tensor& t, const dnnl::memory::desc& desc);
 
-// The channel block of oneDNN's fast blocked activation layouts on this
-// CPU: 16 (nC[d][h]w16c) with AVX-512, else 8 (nC[d][h]w8c, AVX2). oneDNN
-// has no optimized convolution for a block the ISA's vectors do not fit.
-int64_t ChannelBlock();
+// The channel block of the blocked layouts (16 or 8; singa/kernels/cpu.h).
+using cpu::ChannelBlock;
 // That layout for `spatial_dims` (1 to 3) spatial dimensions.
 dnnl::memory::format_tag BlockedTag(int64_t spatial_dims);
 
@@ -57,5 +56,8 @@ V& Cached(const std::string& key, const std::function<V()>& make) {
 
 // Appends shape/strides/dtype of t to a cache key.
 void AppendKey(std::string& key, const Tensor& t);
+// The exact text of a float (hex) for a cache key, so that nearby parameters
+// never share a key.
+std::string Exact(float v);
 
 }  // namespace singa::cpu::dnnl_util
