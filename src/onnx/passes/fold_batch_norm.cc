@@ -46,7 +46,8 @@ bool Fold(PassCtx& ctx, Node& conv, const Node& bn) {
       auto block = internal::BlockOf(*t);
       ctx.deps.emplace_back(block, block->version());
     }
-  const std::string& out_name = ctx.graph.slot_names[bn.outputs[0]];
+  // A copy: AddConstant grows slot_names.
+  const std::string out_name = ctx.graph.slot_names[bn.outputs[0]];
   conv.inputs = {conv.inputs[0], ctx.AddConstant(out_name + ":folded_W", std::move(w2)),
                  ctx.AddConstant(out_name + ":folded_B", std::move(b2))};
   conv.outputs = {bn.outputs[0]};
