@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "onnx/passes/pass.h"
+#include "singa/ops/fused_conv.h"
 
 namespace singa::sonnx {
 namespace {
@@ -343,6 +344,7 @@ TEST(FuseConvEpilogue, StopsWhereTheChainCannotFuse) {
 int64_t Blocked(const Node& n) { return AttrOf<int64_t>(n, "blocked").value_or(0); }
 
 TEST(ChooseLayouts, ValuesBetweenConvolutionsAreBlocked) {
+  using namespace fused_conv;
   // c1 -> c2 (+ c1 as Z) -> c3 -> result: c1 and c2's result stay blocked.
   TestGraph t;
   t.Input("x", {1, 4, 5, 5});
@@ -358,7 +360,7 @@ TEST(ChooseLayouts, ValuesBetweenConvolutionsAreBlocked) {
   std::vector<int64_t> bits;
   for (const auto& n : ctx.nodes)
     if (n) bits.push_back(Blocked(*n));
-  EXPECT_EQ(bits, (Ints{2, 7, 1}));  // FusedConv's blocked bits: X 1, Y 2, Z 4
+  EXPECT_EQ(bits, (Ints{kBlockedY, kBlockedX | kBlockedY | kBlockedZ, kBlockedX}));
 }
 
 TEST(ChooseLayouts, LeavesValuesOtherOpsReadInNchw) {

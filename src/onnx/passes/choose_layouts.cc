@@ -9,6 +9,7 @@
 // Results, graph outputs, subgraph inputs and anything another op reads
 // stay NCHW, and so do the convolutions that touch only those.
 #include "onnx/passes/pass.h"
+#include "singa/ops/fused_conv.h"
 
 namespace singa::sonnx {
 
@@ -54,8 +55,10 @@ void ChooseLayouts(PassCtx& ctx) {
     const auto at = [&](size_t k) {
       return k < n.inputs.size() && n.inputs[k] >= 0 && blocked[n.inputs[k]];
     };
-    const int64_t bits =
-        (at(0) ? 1 : 0) | (n.outputs[0] >= 0 && blocked[n.outputs[0]] ? 2 : 0) | (at(3) ? 4 : 0);
+    using namespace fused_conv;
+    const int64_t bits = (at(0) ? kBlockedX : 0) |
+                         (n.outputs[0] >= 0 && blocked[n.outputs[0]] ? kBlockedY : 0) |
+                         (at(3) ? kBlockedZ : 0);
     if (!bits) continue;
     if (n.op_type == "Conv") MakeFusedConv(n, -1, "", 0, 0);
     SetFusedConvAttr(n, "blocked", bits);
