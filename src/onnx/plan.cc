@@ -2,22 +2,12 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
 #include "onnx/passes/pass.h"
 #include "singa/ops/tape.h"
 
 namespace singa::sonnx {
 namespace {
-
-// Ops whose results must be recomputed on every run even from constant
-// inputs.
-bool Nondeterministic(const Node& n) {
-  static const std::set<std::string, std::less<>> kOps = {
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-      "Multinomial",  "Bernoulli",     "Dropout"};
-  return kOps.count(n.op_type) > 0;
-}
 
 // Scoped installation of the log of values read by shape inference.
 class ValueReadLogScope {
@@ -122,7 +112,7 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
       }
     }
     bool node_dynamic = !node.schema, any_shape_dynamic = false;
-    bool all_constant = node.schema && !Nondeterministic(node);
+    bool all_constant = node.schema && !node.schema->nondeterministic;
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const int s = node.inputs[k];
       if (s < 0) continue;
