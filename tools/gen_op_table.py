@@ -96,6 +96,7 @@ def render():
         rows.append([fn(versions) for _, fn in COLUMNS])
     n_backward = sum(1 for r in rows if r[4] not in ("no", "through its ops"))
     n_export = sum(1 for r in rows if r[5] != "no")
+    nondeterministic = sorted({s.name for s in _singa.op_schemas() if s.nondeterministic})
     lines = [
         "# Supported operators",
         "",
@@ -107,6 +108,8 @@ def render():
         "registered ops, which autograd records). export: whether sonnx.to_onnx writes it",
         "(opsets 11 and newer): yes as recorded, hook through the op's own export where singa's",
         "form differs from ONNX's, no for singa's internal ops and the ops over values.",
+        "Nondeterministic (the ONNX planner never folds them into constants): "
+        + ", ".join(nondeterministic) + ".",
         "",
         f"{len(rows)} ops, {n_backward} with a backward, {n_export} exported.",
         "",

@@ -429,6 +429,7 @@ NB_MODULE(_singa, m) {
       .def_ro("name", &OpSchema::name)
       .def_ro("domain", &OpSchema::domain)
       .def_ro("since_version", &OpSchema::since_version)
+      .def_ro("nondeterministic", &OpSchema::nondeterministic)
       .def_ro("inputs", &OpSchema::input_names)
       .def_ro("outputs", &OpSchema::output_names)
       .def_prop_ro("attributes",

@@ -1,24 +1,13 @@
 #include "onnx/plan.h"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
-#include <set>
-#include <string_view>
 
+#include "onnx/passes/pass.h"
 #include "singa/ops/tape.h"
 
 namespace singa::sonnx {
 namespace {
-
-// Ops whose results must be recomputed on every run even from constant
-// inputs.
-bool Nondeterministic(const Node& n) {
-  static const std::set<std::string, std::less<>> kOps = {
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-      "Multinomial",  "Bernoulli",     "Dropout"};
-  return kOps.count(n.op_type) > 0;
-}
 
 // Scoped installation of the log of values read by shape inference.
 class ValueReadLogScope {
@@ -33,19 +22,6 @@ class ValueReadLogScope {
  private:
   internal::ValueReads* was_;
 };
-
-template <class T>
-std::optional<T> AttrOf(const Node& n, std::string_view name) {
-  if (!n.schema->dump) return std::nullopt;
-  const AttrMap m = n.schema->dump(n.attrs.get());
-  auto it = m.find(name);
-  if (it == m.end() || !std::holds_alternative<T>(it->second)) return std::nullopt;
-  return std::get<T>(it->second);
-}
-
-bool IsOnnx(const Node& n, std::string_view op) {
-  return n.schema && n.op_type == op && CanonicalDomain(n.domain).empty();
-}
 
 // Turns a pool's caching off for a scope (which also empties its cache),
 // then restores it.
@@ -77,7 +53,8 @@ struct BuildRun {
 // other node only infers its results' dtypes and shapes, which get
 // placeholders of uninitialized memory; it gives up (nullopt) at a node
 // that needs computed data to know them: shape inference reading a
-// non-constant value, control flow, a value op, a sequence or optional.
+// non-constant value, an op that runs on values (control flow, sequences,
+// optionals), or a sequence or optional input.
 // Otherwise every node runs.
 std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
                                  const std::vector<int>& result_slots, bool shapes_only) {
@@ -136,7 +113,7 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
       }
     }
     bool node_dynamic = node.on_values, any_shape_dynamic = false;
-    bool all_constant = !node.on_values && !Nondeterministic(node);
+    bool all_constant = !node.on_values && !node.schema->nondeterministic;
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const int s = node.inputs[k];
       if (s < 0) continue;
@@ -206,216 +183,22 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
   if (!b->dynamic && capture) Capture(input_tensors());
 }
 
+std::span<const Pass> PlanPasses() {
+  static constexpr Pass kPasses[] = {
+      {"fold_constants", FoldConstants},        {"fold_batch_norm", FoldBatchNorm},
+      {"fuse_conv_epilogue", FuseConvEpilogue}, {"choose_layouts", ChooseLayouts},
+      {"plan_releases", PlanValueReleases},
+  };
+  return kPasses;
+}
+
 void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::vector<Spec>& specs,
                    const std::vector<char>& folded, const std::vector<int>& result_slots) {
   graph_ = std::make_shared<Graph>(g);
-  Graph& rg = *graph_;
-  rg.nodes.clear();
-  for (size_t s = 0; s < values.size(); ++s)
-    if (folded[s]) rg.constants[s] = values[s].tensor();
-
-  // Readers of each value among the nodes that still run; results and
-  // subgraphs count as readers that cannot be fused.
-  const size_t n_slots = values.size();
-  std::vector<int> readers(n_slots, 0), reader(n_slots, -1);
-  std::vector<std::optional<Node>> nodes(end);
-  for (int i = 0; i < end; ++i) {
-    const Node& n = g.nodes[i];
-    const bool all_folded =
-        std::all_of(n.outputs.begin(), n.outputs.end(), [&](int s) { return s < 0 || folded[s]; });
-    if (all_folded && !n.outputs.empty()) continue;
-    nodes[i] = n;
-    for (int s : n.inputs)
-      if (s >= 0) ++readers[s], reader[s] = i;
-    for (int s : n.outer_inputs) ++readers[s], reader[s] = -1;
-  }
-  for (int s : g.output_slots) ++readers[s], reader[s] = -1;
-  for (int s : result_slots) ++readers[s], reader[s] = -1;
-
-  auto add_constant = [&](const std::string& name, Tensor t) {
-    rg.slot_names.push_back(name);
-    rg.constants.push_back(std::move(t));
-    rg.producer.push_back(-1);
-    return static_cast<int>(rg.constants.size()) - 1;
-  };
-  auto is_param = [&](int s) { return s >= 0 && g.constants[s].defined(); };
-  const OpSchema& fused_schema = OpRegistry::Get("FusedConv", kLatestOpset, "ai.singa");
-
-  // Folds BatchNormalization `bn` (inference) into Conv `conv`'s weights.
-  auto fold_bn = [&](Node& conv, const Node& bn) {
-    if (bn.inputs.size() != 5 || !is_param(conv.inputs[1])) return false;
-    if (conv.inputs.size() > 2 && conv.inputs[2] >= 0 && !is_param(conv.inputs[2])) return false;
-    for (int k = 1; k < 5; ++k)
-      if (!is_param(bn.inputs[k])) return false;
-    for (size_t k = 1; k < bn.outputs.size(); ++k)
-      if (bn.outputs[k] >= 0) return false;
-    if (AttrOf<int64_t>(bn, "training_mode").value_or(0) != 0) return false;
-    if (AttrOf<int64_t>(bn, "spatial").value_or(1) != 1) return false;
-    const Tensor& w = g.constants[conv.inputs[1]];
-    const Tensor b =
-        conv.inputs.size() > 2 && conv.inputs[2] >= 0 ? g.constants[conv.inputs[2]] : Tensor();
-    const Tensor &scale = g.constants[bn.inputs[1]], &bias = g.constants[bn.inputs[2]],
-                 &mean = g.constants[bn.inputs[3]], &var = g.constants[bn.inputs[4]];
-    for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
-      if (t->defined() && t->dtype() != DType::kFloat32) return false;
-    if (scale.ndim() != 1 || scale.dim(0) != w.dim(0)) return false;
-    const float eps = AttrOf<float>(bn, "epsilon").value_or(1e-5f);
-    // s = scale / sqrt(var + eps); W' = W * s (per output channel);
-    // b' = (b - mean) * s + bias.
-    Tensor s = CallOp(
-        "Div",
-        {scale, CallOp("Sqrt", {CallOp("Add", {var, Tensor::Scalar(eps, rg.device)})[0]})[0]})[0];
-    Shape per_channel(w.ndim(), 1);
-    per_channel[0] = w.dim(0);
-    Tensor w2 = CallOp("Mul", {w, s.Reshape(per_channel)})[0];
-    Tensor centered = b.defined() ? CallOp("Sub", {b, mean})[0] : CallOp("Neg", {mean})[0];
-    Tensor b2 = CallOp("Add", {CallOp("Mul", {centered, s})[0], bias})[0];
-    for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
-      if (t->defined()) {
-        auto block = internal::BlockOf(*t);
-        deps_.emplace_back(block, block->version());
-      }
-    const std::string& out_name = rg.slot_names[bn.outputs[0]];
-    conv.inputs = {conv.inputs[0], add_constant(out_name + ":folded_W", std::move(w2)),
-                   add_constant(out_name + ":folded_B", std::move(b2))};
-    conv.outputs = {bn.outputs[0]};
-    return true;
-  };
-
-  // Makes `conv` a FusedConv with Z and/or an activation.
-  auto fuse = [&](Node& conv, int z, const std::string& act, float alpha, float beta) {
-    AttrMap m = conv.schema->dump(conv.attrs.get());
-    if (z >= 0) {
-      conv.inputs.resize(3, -1);
-      conv.inputs.push_back(z);
-    }
-    if (!act.empty()) {
-      m["activation"] = act;
-      m["alpha"] = alpha;
-      m["beta"] = beta;
-    }
-    conv.op_type = "FusedConv";
-    conv.domain = "ai.singa";
-    conv.schema = &fused_schema;
-    conv.attrs = fused_schema.ParseAttrs(m, {}, conv.name);
-  };
-  auto float_at = [&](int s, float fallback) {
-    return s >= 0 && rg.constants[s].defined()
-               ? rg.constants[s].AsType(DType::kFloat32).Item<float>()
-               : fallback;
-  };
-
-  for (int i = 0; i < end; ++i) {
-    if (!nodes[i] || !IsOnnx(*nodes[i], "Conv") || nodes[i]->outputs.size() != 1) continue;
-    Node conv = *nodes[i];
-    int at = i;
-    const DType dt = specs[conv.outputs[0] < 0 ? conv.inputs[0] : conv.outputs[0]].dtype;
-    if (dt != DType::kFloat32) continue;
-    bool has_z = false;
-    while (true) {
-      const int s = conv.outputs[0];
-      if (s < 0 || readers[s] != 1 || reader[s] < 0 || !nodes[reader[s]]) break;
-      const int r = reader[s];
-      Node& next = *nodes[r];
-      if (IsOnnx(next, "BatchNormalization") && conv.op_type == "Conv" && next.inputs[0] == s) {
-        if (!fold_bn(conv, next)) break;
-        nodes[r].reset();
-        continue;
-      }
-      if (IsOnnx(next, "Add") && !has_z && conv.op_type == "Conv" && next.inputs.size() == 2) {
-        const int z = next.inputs[0] == s ? next.inputs[1] : next.inputs[0];
-        if (z == s || z < 0 || specs[z].dtype != dt || specs[z] != specs[s]) break;
-        fuse(conv, z, "", 0, 0);
-        has_z = true;
-      } else if (IsOnnx(next, "Relu")) {
-        fuse(conv, -1, "Relu", 0, 0);
-      } else if (IsOnnx(next, "LeakyRelu")) {
-        fuse(conv, -1, "LeakyRelu", AttrOf<float>(next, "alpha").value_or(0.01f), 0);
-      } else if (IsOnnx(next, "Clip")) {
-        float lo = AttrOf<float>(next, "min").value_or(-INFINITY),
-              hi = AttrOf<float>(next, "max").value_or(INFINITY);
-        if (next.inputs.size() > 1) lo = float_at(next.inputs[1], lo);
-        if (next.inputs.size() > 2) hi = float_at(next.inputs[2], hi);
-        if ((next.inputs.size() > 1 && next.inputs[1] >= 0 &&
-             !rg.constants[next.inputs[1]].defined()) ||
-            (next.inputs.size() > 2 && next.inputs[2] >= 0 &&
-             !rg.constants[next.inputs[2]].defined()))
-          break;
-        fuse(conv, -1, "Clip", lo, hi);
-      } else {
-        break;
-      }
-      // The fused node runs where the node it absorbed ran (its other
-      // inputs are ready there).
-      conv.outputs = next.outputs;
-      nodes[at].reset();
-      at = r;
-      nodes[at].reset();
-      if (conv.domain == "ai.singa" && !AttrOf<std::string>(conv, "activation")->empty()) break;
-    }
-    nodes[at] = std::move(conv);
-  }
-
-  // Activations between convolutions stay in oneDNN's channel-blocked layout
-  // (FusedConv's `blocked`) instead of being reordered to NCHW and back at
-  // every layer: nChw<B>c when a value's channels are a multiple of the CPU's
-  // channel block B (16 or 8, see dnnl_util::ChannelBlock), channels-last
-  // (nhwc) otherwise. A value qualifies when a 2-D float32 convolution makes
-  // it and only convolutions read it: as X, or as Z where their own result is
-  // blocked too. Results, graph outputs and subgraph inputs stay NCHW.
-  auto is_conv = [](const Node& n) {
-    return IsOnnx(n, "Conv") || (n.domain == "ai.singa" && n.op_type == "FusedConv");
-  };
-  const size_t n_all = rg.constants.size();
-  std::vector<std::vector<std::pair<int, int>>> uses(n_all);  // (node, input position)
-  std::vector<char> opaque(n_all, 0), blocked(n_all, 0);
-  for (int i = 0; i < end; ++i) {
-    if (!nodes[i]) continue;
-    const Node& n = *nodes[i];
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      const int s = n.inputs[k];
-      if (s < 0) continue;
-      if (is_conv(n) && (k == 0 || k == 3))
-        uses[s].emplace_back(i, static_cast<int>(k));
-      else
-        opaque[s] = 1;
-    }
-    for (int s : n.outer_inputs) opaque[s] = 1;
-  }
-  for (int s : g.output_slots) opaque[s] = 1;
-  for (int s : result_slots) opaque[s] = 1;
-  for (int i = 0; i < end; ++i) {
-    if (!nodes[i] || !is_conv(*nodes[i]) || nodes[i]->outputs.size() != 1) continue;
-    const int s = nodes[i]->outputs[0];
-    if (s < 0 || opaque[s] || uses[s].empty()) continue;
-    const Spec& spec = specs[s];
-    blocked[s] = spec.dtype == DType::kFloat32 && spec.shape.size() == 4 && spec.shape[1] > 0;
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t s = 0; s < n_all; ++s)
-      for (const auto& [i, k] : uses[s])
-        if (blocked[s] && k == 3 && !blocked[nodes[i]->outputs[0]]) blocked[s] = 0, changed = true;
-  }
-  for (int i = 0; i < end; ++i) {
-    if (!nodes[i] || !is_conv(*nodes[i]) || nodes[i]->outputs.size() != 1) continue;
-    Node& n = *nodes[i];
-    const auto at = [&](size_t k) {
-      return k < n.inputs.size() && n.inputs[k] >= 0 && blocked[n.inputs[k]];
-    };
-    const int64_t bits =
-        (at(0) ? 1 : 0) | (n.outputs[0] >= 0 && blocked[n.outputs[0]] ? 2 : 0) | (at(3) ? 4 : 0);
-    if (!bits) continue;
-    if (n.op_type == "Conv") fuse(n, -1, "", 0, 0);
-    AttrMap m = n.schema->dump(n.attrs.get());
-    m["blocked"] = bits;
-    n.attrs = fused_schema.ParseAttrs(m, {}, n.name);
-  }
-
-  for (auto& n : nodes)
-    if (n) rg.nodes.push_back(std::move(*n));
-  rg.output_slots = result_slots;
-  PlanReleases(rg);
+  graph_->nodes.clear();
+  PassCtx ctx{g, *graph_, {}, values, specs, folded, result_slots, deps_};
+  ctx.nodes.assign(g.nodes.begin(), g.nodes.begin() + end);
+  for (const Pass& pass : PlanPasses()) pass.run(ctx);
 }
 
 void Plan::Capture(const TensorList& inputs) {

@@ -10,10 +10,13 @@
 // The walk first infers the other nodes' result shapes without running them;
 // only when a node's shapes need computed values does it start again and run
 // every node (the build run).
-// It then rewrites the graph: a BatchNormalization after a Conv is folded
-// into the Conv's weights and bias, and a Conv followed by an Add of a
-// same-shaped value and/or a Relu, LeakyRelu or Clip becomes one FusedConv
-// (oneDNN post-ops). A static plan is captured through Device::Exec once:
+// It then rewrites the graph with the passes of src/onnx/passes, in the
+// order of PlanPasses(): the folded values become constants, a
+// BatchNormalization after a Conv is folded into the Conv's weights and
+// bias, a Conv followed by an Add of a same-shaped value and/or a Relu,
+// LeakyRelu or Clip becomes one FusedConv (oneDNN post-ops), activations
+// between convolutions keep oneDNN's blocked layout, and each value is
+// dropped after its last reader. A static plan is captured through Device::Exec once:
 // runs replay the recording (no shape inference, no allocation: one arena
 // planned from the values' lifetimes) with the inputs copied in, the first
 // run included. A dynamic plan walks the rewritten graph node by node.

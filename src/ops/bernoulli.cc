@@ -71,7 +71,8 @@ void Register(int opset) {
                           : std::vector<DType>{DType::kFloat16, DType::kFloat32, DType::kFloat64},
               {0})
       .infer(BernoulliInfer)
-      .kernel(BernoulliForward);
+      .kernel(BernoulliForward)
+      .nondeterministic();
 }
 
 [[maybe_unused]] const bool kRegistered = [] {

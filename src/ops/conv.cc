@@ -17,7 +17,7 @@
 // AVX-512, 8 with AVX2), or channels-last (nhwc) when their channels are not
 // a multiple of B (the planner keeps activations blocked between
 // convolutions, so they are not reordered at every layer): bit 0 X, bit 1 Y,
-// bit 2 Z (the tensors contiguous).
+// bit 2 Z (the tensors contiguous; singa/ops/fused_conv.h names them).
 //
 // Backward: the internal ops ConvGradData (dY, W) -> dX and ConvGradWeight
 // (dY, X) -> dW[, dB] (domain ai.singa), each a oneDNN convolution backward
@@ -33,6 +33,7 @@
 #include "kernels/cpu/dnnl_util.h"
 #include "ops/grad_util.h"
 #include "ops/window.h"
+#include "singa/ops/fused_conv.h"
 
 namespace singa {
 namespace {
@@ -51,10 +52,10 @@ struct ConvAttrs {
   // its parameters (LeakyRelu: alpha; Clip: alpha = min, beta = max).
   std::string activation;
   float alpha = 0, beta = 0;
-  int64_t blocked = 0;  // FusedConv only: kBlockedX | kBlockedY | kBlockedZ
+  int64_t blocked = 0;  // FusedConv only: kBlockedX | kBlockedY | kBlockedZ (fused_conv.h)
 };
 
-constexpr int64_t kBlockedX = 1, kBlockedY = 2, kBlockedZ = 4;
+using fused_conv::kBlockedX, fused_conv::kBlockedY, fused_conv::kBlockedZ;
 
 // The block of a FusedConv's blocked buffer of C channels: B =
 // du::ChannelBlock() when C is a multiple of it, else C itself, which makes

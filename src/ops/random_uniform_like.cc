@@ -53,7 +53,8 @@ void Register(int opset) {
       .attr("seed", &UniformAttrs::seed)
       .dtypes(opset >= 22 ? types : ops::kAllButBFloat16, {0})
       .infer(UniformInfer)
-      .kernel(UniformForward);
+      .kernel(UniformForward)
+      .nondeterministic();
 }
 
 [[maybe_unused]] const bool kRegistered = [] {

@@ -427,3 +427,29 @@ def test_the_build_run_leaves_nothing_in_the_pool_cache():
     y = _np(rep.run([x]))[0]
     np.testing.assert_allclose(y, _ort(model, x), rtol=RTOL, atol=1e-2)
     assert device.memory_stats().cached_bytes <= 12 * x.nbytes, "the build run's values were cached"
+
+
+@pytest.mark.parametrize("op", ["RandomUniformLike", "Bernoulli", "Dropout"])
+def test_nondeterministic_ops_on_constants_are_not_folded(op):
+    """Ops registered nondeterministic (random ops, Dropout) stay in the plan
+    even when their inputs are constants; the random ones draw anew on every
+    run."""
+    c = helper.make_node("Constant", [], ["c"],
+                         value=numpy_helper.from_array(np.full(64, 0.5, np.float32)))
+    graph = helper.make_graph(
+        [c, helper.make_node(op, ["c"], ["r"]), helper.make_node("Add", ["x", "r"], ["y"])],
+        "random", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])])
+    rep = sonnx.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                        "CPU")
+    x = np.zeros(64, np.float32)
+    runs = [tensor.to_numpy(rep.run([x])[0]).copy() for _ in range(3)]
+    assert rep.num_plans == 1
+    assert rep.planned_op_types == [op, "Add"]
+    if op == "Dropout":
+        for y in runs:
+            np.testing.assert_array_equal(y, 0.5)
+        return
+    assert not np.array_equal(runs[1], runs[2])
+    for y in runs:
+        assert ((y >= 0) & (y < 1) if op == "RandomUniformLike" else (y == 0) | (y == 1)).all()

@@ -225,6 +225,9 @@ class OpSchema {
   // autograd, at least this many are computed and saved, whatever the caller
   // asked for; the caller still gets only the outputs it asked for.
   int backward_outputs = 0;
+  // Random ops (and Dropout): their results are never folded into
+  // constants, even from constant inputs (the ONNX planner reads this).
+  bool nondeterministic = false;
 
   int min_inputs() const;
   int max_inputs() const;  // INT_MAX when variadic
@@ -446,6 +449,10 @@ class OpBuilder {
   // The backward reads outputs [0, n) even when the caller does not ask for them.
   OpBuilder& backward_outputs(int n) {
     s_->backward_outputs = n;
+    return *this;
+  }
+  OpBuilder& nondeterministic() {
+    s_->nondeterministic = true;
     return *this;
   }
   // Export hook: the op's ONNX form when it is not the recorded one.

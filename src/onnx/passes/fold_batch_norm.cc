@@ -1,0 +1,76 @@
+// fold_batch_norm: a BatchNormalization (inference) that alone reads a
+// float32 Conv's result is folded into the Conv's weights and bias:
+//   s = scale / sqrt(var + epsilon); W' = W * s (per output channel);
+//   B' = (B - mean) * s + bias,
+// new constants named after the BatchNormalization's output, which the Conv
+// now writes (it stays where it was). Repeats while another one follows.
+// Leaves the pair alone when the Conv's result has other readers (or is a
+// result), when W, B or any BatchNormalization input but X is not a
+// parameter, when the BatchNormalization trains (training_mode, spatial = 0,
+// running mean/var outputs used), or when a tensor is not float32 or the
+// scale does not match W's output channels.
+#include "onnx/passes/pass.h"
+
+namespace singa::sonnx {
+namespace {
+
+bool Fold(PassCtx& ctx, Node& conv, const Node& bn) {
+  const Graph& g = ctx.source;
+  if (bn.inputs.size() != 5 || !ctx.IsParam(conv.inputs[1])) return false;
+  if (conv.inputs.size() > 2 && conv.inputs[2] >= 0 && !ctx.IsParam(conv.inputs[2])) return false;
+  for (int k = 1; k < 5; ++k)
+    if (!ctx.IsParam(bn.inputs[k])) return false;
+  for (size_t k = 1; k < bn.outputs.size(); ++k)
+    if (bn.outputs[k] >= 0) return false;
+  if (AttrOf<int64_t>(bn, "training_mode").value_or(0) != 0) return false;
+  if (AttrOf<int64_t>(bn, "spatial").value_or(1) != 1) return false;
+  const Tensor& w = g.constants[conv.inputs[1]];
+  const Tensor b =
+      conv.inputs.size() > 2 && conv.inputs[2] >= 0 ? g.constants[conv.inputs[2]] : Tensor();
+  const Tensor &scale = g.constants[bn.inputs[1]], &bias = g.constants[bn.inputs[2]],
+               &mean = g.constants[bn.inputs[3]], &var = g.constants[bn.inputs[4]];
+  for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
+    if (t->defined() && t->dtype() != DType::kFloat32) return false;
+  if (scale.ndim() != 1 || scale.dim(0) != w.dim(0)) return false;
+  const float eps = AttrOf<float>(bn, "epsilon").value_or(1e-5f);
+  const Device dev = ctx.graph.device;
+  Tensor s = CallOp(
+      "Div", {scale, CallOp("Sqrt", {CallOp("Add", {var, Tensor::Scalar(eps, dev)})[0]})[0]})[0];
+  Shape per_channel(w.ndim(), 1);
+  per_channel[0] = w.dim(0);
+  Tensor w2 = CallOp("Mul", {w, s.Reshape(per_channel)})[0];
+  Tensor centered = b.defined() ? CallOp("Sub", {b, mean})[0] : CallOp("Neg", {mean})[0];
+  Tensor b2 = CallOp("Add", {CallOp("Mul", {centered, s})[0], bias})[0];
+  for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
+    if (t->defined()) {
+      auto block = internal::BlockOf(*t);
+      ctx.deps.emplace_back(block, block->version());
+    }
+  // A copy: AddConstant grows slot_names.
+  const std::string out_name = ctx.graph.slot_names[bn.outputs[0]];
+  conv.inputs = {conv.inputs[0], ctx.AddConstant(out_name + ":folded_W", std::move(w2)),
+                 ctx.AddConstant(out_name + ":folded_B", std::move(b2))};
+  conv.outputs = {bn.outputs[0]};
+  return true;
+}
+
+}  // namespace
+
+void FoldBatchNorm(PassCtx& ctx) {
+  const Readers readers(ctx);
+  for (auto& conv : ctx.nodes) {
+    if (!conv || !IsOnnx(*conv, "Conv") || conv->outputs.size() != 1) continue;
+    const int out = conv->outputs[0];
+    if (ctx.specs[out < 0 ? conv->inputs[0] : out].dtype != DType::kFloat32) continue;
+    while (true) {
+      const int s = conv->outputs[0];
+      const int r = readers.Sole(ctx, s);
+      if (r < 0) break;
+      const Node& bn = *ctx.nodes[r];
+      if (!IsOnnx(bn, "BatchNormalization") || bn.inputs[0] != s || !Fold(ctx, *conv, bn)) break;
+      ctx.nodes[r].reset();
+    }
+  }
+}
+
+}  // namespace singa::sonnx

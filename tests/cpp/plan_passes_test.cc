@@ -1,0 +1,418 @@
+// The plan's passes (src/onnx/passes), each run on its own over a small
+// graph built here: what it rewrote and what it left alone.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "onnx/passes/pass.h"
+#include "singa/ops/fused_conv.h"
+
+namespace singa::sonnx {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// A graph built value by value, with each value's spec inferred as the
+// plan's build run would have it.
+class TestGraph {
+ public:
+  TestGraph() { g_.device = Device::Cpu(); }
+
+  int Input(const std::string& name, Shape shape) {
+    const int s = NewSlot(name, {DType::kFloat32, std::move(shape)});
+    g_.input_slots.push_back(s);
+    return s;
+  }
+  int Param(const std::string& name, Tensor t) {
+    const int s = NewSlot(name, {t.dtype(), t.shape()});
+    g_.constants[s] = t.set_stores_grad(true);
+    return s;
+  }
+  // Appends a node reading `inputs` ("" for an absent one); returns its
+  // first output's slot.
+  int Op(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
+         const AttrMap& attrs = {}, const std::string& domain = "") {
+    Node n;
+    n.name = output;
+    n.op_type = op;
+    n.domain = domain;
+    n.schema = &OpRegistry::Get(op, kLatestOpset, domain);
+    n.attrs = n.schema->ParseAttrs(attrs, {}, n.name);
+    TensorList in;
+    for (const std::string& name : inputs) {
+      const int s = name.empty() ? -1 : g_.slot_of.at(name);
+      n.inputs.push_back(s);
+      if (s < 0)
+        in.emplace_back();
+      else if (g_.constants[s].defined())
+        in.push_back(g_.constants[s]);
+      else
+        in.emplace_back(specs_[s].shape, specs_[s].dtype);
+    }
+    const TensorSpec out = n.schema->Infer(in, n.attrs.get(), 1, n.name)[0];
+    const int s = NewSlot(output, {out.dtype, out.shape});
+    g_.producer[s] = static_cast<int>(g_.nodes.size());
+    n.outputs = {s};
+    g_.nodes.push_back(std::move(n));
+    return s;
+  }
+  void Output(const std::string& name) { results_.push_back(g_.slot_of.at(name)); }
+  int slot(const std::string& name) const { return g_.slot_of.at(name); }
+
+  // A PassCtx over the graph: nothing folded unless `folded` names it.
+  PassCtx Ctx(const std::vector<std::string>& folded_names = {}) {
+    g_.output_slots = results_;
+    rewritten_ = std::make_unique<Graph>(g_);
+    rewritten_->nodes.clear();
+    values_ = ConstantValues(g_);
+    folded_.assign(g_.slot_names.size(), 0);
+    for (const std::string& name : folded_names) folded_[slot(name)] = 1;
+    PassCtx ctx{g_, *rewritten_, {}, values_, specs_, folded_, results_, deps_};
+    ctx.nodes.assign(g_.nodes.begin(), g_.nodes.end());
+    return ctx;
+  }
+  ValueList& values() { return values_; }
+  const Spec& spec(const std::string& name) const { return specs_[slot(name)]; }
+
+ private:
+  int NewSlot(const std::string& name, Spec spec) {
+    const int s = static_cast<int>(g_.slot_names.size());
+    g_.slot_names.push_back(name);
+    g_.slot_of[name] = s;
+    g_.constants.emplace_back();
+    g_.producer.push_back(-1);
+    specs_.push_back(std::move(spec));
+    return s;
+  }
+
+  Graph g_;
+  std::unique_ptr<Graph> rewritten_;
+  std::vector<Spec> specs_;
+  std::vector<int> results_;
+  ValueList values_;
+  std::vector<char> folded_;
+  std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> deps_;
+};
+
+Tensor Range(Shape shape, float scale, float offset) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = offset + scale * static_cast<float>((i * 7) % 13);
+  return Tensor::FromVector<float>(shape, v);
+}
+
+// The op types of the nodes left, in their run order.
+std::vector<std::string> OpTypes(const PassCtx& ctx) {
+  std::vector<std::string> v;
+  for (const auto& n : ctx.nodes)
+    if (n) v.push_back(n->op_type);
+  return v;
+}
+
+const Node& Only(const PassCtx& ctx, const std::string& op_type) {
+  const Node* found = nullptr;
+  for (const auto& n : ctx.nodes)
+    if (n && n->op_type == op_type) {
+      EXPECT_EQ(found, nullptr) << "more than one " << op_type;
+      found = &*n;
+    }
+  EXPECT_NE(found, nullptr) << "no " << op_type;
+  return *found;
+}
+
+// x[1,4,5,5] -> Conv(W[4,4,3,3], pads 1) -> c.
+void AddConv(TestGraph& t, const std::string& x, const std::string& out, int64_t channels = 4) {
+  t.Param(out + "_W", Range({channels, channels, 3, 3}, 0.05f, -0.3f));
+  t.Op("Conv", {x, out + "_W"}, out, {{"pads", Ints{1, 1, 1, 1}}});
+}
+
+// Conv c -> BatchNormalization -> out, the BatchNormalization's inputs
+// parameters unless `scale_input` names another value for its scale.
+void AddBatchNorm(TestGraph& t, const std::string& c, const std::string& out,
+                  const AttrMap& attrs = {}, const std::string& scale_input = "") {
+  t.Param(out + "_scale", Range({4}, 0.1f, 0.5f));
+  t.Param(out + "_bias", Range({4}, 0.05f, -0.2f));
+  t.Param(out + "_mean", Range({4}, 0.03f, -0.1f));
+  t.Param(out + "_var", Range({4}, 0.1f, 0.5f));
+  t.Op("BatchNormalization",
+       {c, scale_input.empty() ? out + "_scale" : scale_input, out + "_bias", out + "_mean",
+        out + "_var"},
+       out, attrs);
+}
+
+TEST(PlanPasses, RunInOrderByName) {
+  std::vector<std::string_view> names;
+  for (const Pass& p : PlanPasses()) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string_view>{"fold_constants", "fold_batch_norm",
+                                                  "fuse_conv_epilogue", "choose_layouts",
+                                                  "plan_releases"}));
+}
+
+TEST(FoldConstants, FoldedValuesBecomeConstantsAndTheirNodesGo) {
+  TestGraph t;
+  t.Input("x", {2, 3});
+  t.Param("p", Range({3}, 1, 0));
+  t.Op("Neg", {"p"}, "np");       // folded
+  t.Op("Mul", {"x", "np"}, "y");  // reads the folded value
+  t.Op("Sqrt", {"p"}, "sp");      // not folded (the build run said so)
+  t.Op("Add", {"y", "sp"}, "z");
+  t.Output("z");
+  PassCtx ctx = t.Ctx({"np"});
+  const Tensor folded = CallOp("Neg", {ctx.source.constants[t.slot("p")]})[0];
+  t.values()[t.slot("np")] = folded;
+  FoldConstants(ctx);
+  EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Mul", "Sqrt", "Add"}));
+  EXPECT_EQ(internal::BlockOf(ctx.graph.constants[t.slot("np")]), internal::BlockOf(folded));
+  EXPECT_FALSE(ctx.graph.constants[t.slot("sp")].defined());
+}
+
+TEST(FoldBatchNorm, FoldsIntoTheConvsWeightsAndBias) {
+  TestGraph t;
+  t.Input("x", {1, 4, 5, 5});
+  AddConv(t, "x", "c");
+  AddBatchNorm(t, "c", "n", {{"epsilon", 1e-3f}});
+  t.Output("n");
+  PassCtx ctx = t.Ctx();
+  FoldBatchNorm(ctx);
+  ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv"}));
+  const Node& conv = *ctx.nodes[0];
+  EXPECT_EQ(conv.outputs, (std::vector<int>{t.slot("n")}));
+  ASSERT_EQ(conv.inputs.size(), 3u);
+  EXPECT_EQ(ctx.graph.slot_names[conv.inputs[1]], "n:folded_W");
+  EXPECT_EQ(ctx.graph.slot_names[conv.inputs[2]], "n:folded_B");
+  // The folded weights and bias, channel by channel.
+  const auto& k = ctx.source.constants;
+  const std::vector<float> w = k[t.slot("c_W")].ToVector<float>(),
+                           w2 = ctx.graph.constants[conv.inputs[1]].ToVector<float>(),
+                           b2 = ctx.graph.constants[conv.inputs[2]].ToVector<float>();
+  const std::vector<float> scale = k[t.slot("n_scale")].ToVector<float>(),
+                           bias = k[t.slot("n_bias")].ToVector<float>(),
+                           mean = k[t.slot("n_mean")].ToVector<float>(),
+                           var = k[t.slot("n_var")].ToVector<float>();
+  for (int m = 0; m < 4; ++m) {
+    const float s = scale[m] / std::sqrt(var[m] + 1e-3f);
+    EXPECT_FLOAT_EQ(b2[m], bias[m] - mean[m] * s);
+    for (int j = 0; j < 36; ++j) EXPECT_FLOAT_EQ(w2[m * 36 + j], w[m * 36 + j] * s);
+  }
+  // The plan is rebuilt when one of the six parameters changes.
+  EXPECT_EQ(ctx.deps.size(), 5u);  // W, scale, bias, mean, var (no conv bias)
+}
+
+TEST(FoldBatchNorm, LeavesABatchNormThatCannotFold) {
+  // The Conv's result read by another node too.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    AddBatchNorm(t, "c", "n");
+    t.Op("Add", {"n", "c"}, "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FoldBatchNorm(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "BatchNormalization", "Add"}));
+  }
+  // A scale computed in the graph, not a parameter.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    t.Input("s", {4});
+    AddConv(t, "x", "c");
+    AddBatchNorm(t, "c", "n", {}, "s");
+    t.Output("n");
+    PassCtx ctx = t.Ctx();
+    FoldBatchNorm(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "BatchNormalization"}));
+  }
+  // Training mode.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    AddBatchNorm(t, "c", "n", {{"training_mode", int64_t{1}}});
+    t.Output("n");
+    PassCtx ctx = t.Ctx();
+    FoldBatchNorm(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "BatchNormalization"}));
+    EXPECT_TRUE(ctx.deps.empty());
+  }
+}
+
+TEST(FuseConvEpilogue, ConvAddReluBecomesOneFusedConvWhereTheReluWas) {
+  TestGraph t;
+  t.Input("x", {1, 4, 5, 5});
+  t.Input("z", {1, 4, 5, 5});
+  AddConv(t, "x", "c");
+  t.Op("Sigmoid", {"z"}, "sz");  // between the Conv and the Add
+  t.Op("Add", {"sz", "c"}, "s");
+  t.Op("Relu", {"s"}, "y");
+  t.Output("y");
+  PassCtx ctx = t.Ctx();
+  FuseConvEpilogue(ctx);
+  ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"Sigmoid", "FusedConv"}));
+  EXPECT_FALSE(ctx.nodes[0]);
+  ASSERT_TRUE(ctx.nodes[3]);
+  const Node& f = *ctx.nodes[3];
+  EXPECT_EQ(f.domain, "ai.singa");
+  EXPECT_EQ(f.inputs, (std::vector<int>{t.slot("x"), t.slot("c_W"), -1, t.slot("sz")}));
+  EXPECT_EQ(f.outputs, (std::vector<int>{t.slot("y")}));
+  EXPECT_EQ(AttrOf<std::string>(f, "activation"), "Relu");
+  EXPECT_EQ(AttrOf<Ints>(f, "pads"), (Ints{1, 1, 1, 1}));
+}
+
+TEST(FuseConvEpilogue, ClipTakesItsConstantBounds) {
+  TestGraph t;
+  t.Input("x", {1, 4, 5, 5});
+  AddConv(t, "x", "c");
+  t.Param("lo", Tensor::Scalar(-0.5f));
+  t.Param("hi", Tensor::Scalar(2.0f));
+  t.Op("Clip", {"c", "lo", "hi"}, "y");
+  t.Output("y");
+  PassCtx ctx = t.Ctx();
+  FuseConvEpilogue(ctx);
+  const Node& f = Only(ctx, "FusedConv");
+  EXPECT_EQ(AttrOf<std::string>(f, "activation"), "Clip");
+  EXPECT_EQ(AttrOf<float>(f, "alpha"), -0.5f);
+  EXPECT_EQ(AttrOf<float>(f, "beta"), 2.0f);
+  EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv"}));
+}
+
+TEST(FuseConvEpilogue, StopsWhereTheChainCannotFuse) {
+  // An op with no post-op stays after the Conv.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    t.Op("Sigmoid", {"c"}, "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Sigmoid"}));
+  }
+  // An Add that broadcasts its other input.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    t.Input("b", {1, 4, 1, 1});
+    AddConv(t, "x", "c");
+    t.Op("Add", {"c", "b"}, "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Add"}));
+  }
+  // The Conv's result is a result too.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    t.Op("Relu", {"c"}, "y");
+    t.Output("y");
+    t.Output("c");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Relu"}));
+  }
+  // After an activation the chain ends: the Add stays.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    t.Input("z", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    t.Op("Relu", {"c"}, "r");
+    t.Op("Add", {"r", "z"}, "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv", "Add"}));
+    EXPECT_EQ(Only(ctx, "FusedConv").inputs.size(), 2u);
+  }
+  // Clip bounds computed from data.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    t.Input("hi", {});
+    AddConv(t, "x", "c");
+    t.Op("Clip", {"c", "", "hi"}, "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Clip"}));
+  }
+}
+
+int64_t Blocked(const Node& n) { return AttrOf<int64_t>(n, "blocked").value_or(0); }
+
+TEST(ChooseLayouts, ValuesBetweenConvolutionsAreBlocked) {
+  using namespace fused_conv;
+  // c1 -> c2 (+ c1 as Z) -> c3 -> result: c1 and c2's result stay blocked.
+  TestGraph t;
+  t.Input("x", {1, 4, 5, 5});
+  AddConv(t, "x", "c1");
+  AddConv(t, "c1", "c2");
+  t.Op("Add", {"c2", "c1"}, "s");
+  AddConv(t, "s", "c3");
+  t.Output("c3");
+  PassCtx ctx = t.Ctx();
+  FuseConvEpilogue(ctx);
+  ChooseLayouts(ctx);
+  ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv", "FusedConv", "FusedConv"}));
+  std::vector<int64_t> bits;
+  for (const auto& n : ctx.nodes)
+    if (n) bits.push_back(Blocked(*n));
+  EXPECT_EQ(bits, (Ints{kBlockedY, kBlockedX | kBlockedY | kBlockedZ, kBlockedX}));
+}
+
+TEST(ChooseLayouts, LeavesValuesOtherOpsReadInNchw) {
+  // A Z whose reader writes NCHW (its result is the plan's) stays NCHW, and
+  // so does a value another op reads.
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c1");
+    AddConv(t, "c1", "c2");
+    t.Op("Add", {"c2", "c1"}, "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    ChooseLayouts(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "FusedConv"}));
+    EXPECT_EQ(Blocked(Only(ctx, "FusedConv")), 0);
+  }
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c1");
+    t.Op("Sigmoid", {"c1"}, "a");
+    AddConv(t, "a", "c2");
+    AddConv(t, "c2", "c3");
+    t.Op("Relu", {"c2"}, "r");
+    t.Output("c3");
+    t.Output("r");
+    PassCtx ctx = t.Ctx();
+    ChooseLayouts(ctx);
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Sigmoid", "Conv", "Conv", "Relu"}));
+  }
+}
+
+TEST(PlanReleases, TheNodesLeftBecomeTheGraphWithReleases) {
+  TestGraph t;
+  t.Input("x", {2, 3});
+  t.Op("Relu", {"x"}, "r");
+  t.Op("Neg", {"r"}, "n");
+  t.Op("Sigmoid", {"n"}, "y");
+  t.Output("y");
+  PassCtx ctx = t.Ctx();
+  ctx.nodes[1].reset();
+  ctx.nodes[2]->inputs = {t.slot("r")};
+  PlanValueReleases(ctx);
+  ASSERT_EQ(ctx.graph.nodes.size(), 2u);
+  EXPECT_EQ(ctx.graph.nodes[0].op_type, "Relu");
+  EXPECT_EQ(ctx.graph.nodes[1].op_type, "Sigmoid");
+  EXPECT_EQ(ctx.graph.output_slots, (std::vector<int>{t.slot("y")}));
+  ASSERT_EQ(ctx.graph.release_after.size(), 2u);
+  EXPECT_EQ(ctx.graph.release_after[1], (std::vector<int>{t.slot("r")}));
+}
+
+}  // namespace
+}  // namespace singa::sonnx
