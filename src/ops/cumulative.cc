@@ -90,39 +90,22 @@ const std::vector<DType> kAxisTypes = {DType::kInt32, DType::kInt64};
 
 }  // namespace
 
-SINGA_REGISTER_OP(CumSum, CumAttrs)
-    .since_opset(11)
-    .inputs({"x", "axis"})
-    .outputs({"y"})
-    .attr("exclusive", &CumAttrs::exclusive)
-    .attr("reverse", &CumAttrs::reverse)
-    .dtypes(kCum11Types, {0})
-    .dtypes(kAxisTypes, {1})
-    .infer(Infer)
-    .kernel(Forward<false>)
-    .backward(CumSumBackward);
-// 14 added float16 and bfloat16.
-SINGA_REGISTER_OP(CumSum, CumAttrs)
-    .since_opset(14)
-    .inputs({"x", "axis"})
-    .outputs({"y"})
-    .attr("exclusive", &CumAttrs::exclusive)
-    .attr("reverse", &CumAttrs::reverse)
-    .dtypes(kCumTypes, {0})
-    .dtypes(kAxisTypes, {1})
-    .infer(Infer)
-    .kernel(Forward<false>)
-    .backward(CumSumBackward);
-SINGA_REGISTER_OP(CumProd, CumAttrs)
-    .since_opset(26)
-    .inputs({"x", "axis"})
-    .outputs({"y"})
-    .attr("exclusive", &CumAttrs::exclusive)
-    .attr("reverse", &CumAttrs::reverse)
-    .dtypes(kCumTypes, {0})
-    .dtypes(kAxisTypes, {1})
-    .infer(Infer)
-    .kernel(Forward<true>)
-    .backward(CumProdBackward);
+// CumSum 14 added float16 and bfloat16.
+template <bool kProd>
+void RegisterCumulative(OpBuilder<CumAttrs>& b, int v) {
+  b.inputs({"x", "axis"})
+      .outputs({"y"})
+      .attr("exclusive", &CumAttrs::exclusive)
+      .attr("reverse", &CumAttrs::reverse)
+      .dtypes(v < 14 ? kCum11Types : kCumTypes, {0})
+      .dtypes(kAxisTypes, {1})
+      .infer(Infer)
+      .kernel(Forward<kProd>)
+      .backward(kProd ? CumProdBackward : CumSumBackward);
+}
+[[maybe_unused]] static const bool kCumSum =
+    RegisterVersions<CumAttrs>("CumSum", {11, 14}, RegisterCumulative<false>);
+[[maybe_unused]] static const bool kCumProd =
+    RegisterVersions<CumAttrs>("CumProd", {26}, RegisterCumulative<true>);
 
 }  // namespace singa

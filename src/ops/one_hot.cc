@@ -87,36 +87,17 @@ void Forward(KernelCtx& k, const OneHotAttrs& a) {
 
 }  // namespace
 
-SINGA_REGISTER_OP(OneHot, OneHotAttrs)
-    .since_opset(9)
-    .inputs({"indices", "depth", "values"})
-    .outputs({"output"})
-    .attr("axis", &OneHotAttrs::axis)
-    .dtypes(kIndexTypes, {0})
-    .dtypes(kIndexTypes, {1})
-    .dtypes(kValueTypes, {2})
-    .infer(Infer)
-    .kernel(Forward<false>);
-SINGA_REGISTER_OP(OneHot, OneHotAttrs)
-    .since_opset(11)
-    .inputs({"indices", "depth", "values"})
-    .outputs({"output"})
-    .attr("axis", &OneHotAttrs::axis)
-    .dtypes(kIndexTypes, {0})
-    .dtypes(kIndexTypes, {1})
-    .dtypes(kValueTypes, {2})
-    .infer(Infer)
-    .kernel(Forward<true>);
-// 28 added bfloat16 values.
-SINGA_REGISTER_OP(OneHot, OneHotAttrs)
-    .since_opset(28)
-    .inputs({"indices", "depth", "values"})
-    .outputs({"output"})
-    .attr("axis", &OneHotAttrs::axis)
-    .dtypes(kIndexTypes, {0})
-    .dtypes(kIndexTypes, {1})
-    .dtypes(dtypes::kAll, {2})
-    .infer(Infer)
-    .kernel(Forward<true>);
+// 11 added negative indices; 28 bfloat16 values.
+[[maybe_unused]] static const bool kOneHot =
+    RegisterVersions<OneHotAttrs>("OneHot", {9, 11, 28}, [](OpBuilder<OneHotAttrs>& b, int v) {
+      b.inputs({"indices", "depth", "values"})
+          .outputs({"output"})
+          .attr("axis", &OneHotAttrs::axis)
+          .dtypes(kIndexTypes, {0})
+          .dtypes(kIndexTypes, {1})
+          .dtypes(v < 28 ? kValueTypes : dtypes::kAll, {2})
+          .infer(Infer)
+          .kernel(v < 11 ? Forward<false> : Forward<true>);
+    });
 
 }  // namespace singa

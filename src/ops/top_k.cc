@@ -118,55 +118,27 @@ const std::vector<DType> kTopK11 = [] {
 
 }  // namespace
 
-SINGA_REGISTER_OP(TopK, TopKAttrs)
-    .since_opset(1)
-    .inputs({"X"})
-    .outputs({"Values", "Indices"})
-    .attr("axis", &TopKAttrs::axis)
-    .attr("k", &TopKAttrs::k, true)
-    .dtypes(kTopK1)
-    .infer(Infer)
-    .kernel(Forward)
-    .backward_outputs(2)
-    .backward(Backward);
-SINGA_REGISTER_OP(TopK, TopKAttrs)
-    .since_opset(10)
-    .inputs({"X", "K"})
-    .outputs({"Values", "Indices"})
-    .attr("axis", &TopKAttrs::axis)
-    .dtypes(kTopK1, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward_outputs(2)
-    .backward(Backward);
-// 11 added largest, sorted, negative axes and integer types.
-SINGA_REGISTER_OP(TopK, TopKAttrs)
-    .since_opset(11)
-    .inputs({"X", "K"})
-    .outputs({"Values", "Indices"})
-    .attr("axis", &TopKAttrs::axis)
-    .attr("largest", &TopKAttrs::largest)
-    .attr("sorted", &TopKAttrs::sorted)
-    .dtypes(kTopK11, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward_outputs(2)
-    .backward(Backward);
-// 24 added bfloat16.
-SINGA_REGISTER_OP(TopK, TopKAttrs)
-    .since_opset(24)
-    .inputs({"X", "K"})
-    .outputs({"Values", "Indices"})
-    .attr("axis", &TopKAttrs::axis)
-    .attr("largest", &TopKAttrs::largest)
-    .attr("sorted", &TopKAttrs::sorted)
-    .dtypes(dtypes::kNumeric, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward_outputs(2)
-    .backward(Backward);
+// 10 made k an input, 11 added largest, sorted, negative axes and integer
+// types, 24 bfloat16.
+[[maybe_unused]] static const bool kTopK =
+    RegisterVersions<TopKAttrs>("TopK", {1, 10, 11, 24}, [](OpBuilder<TopKAttrs>& b, int v) {
+      b.outputs({"Values", "Indices"})
+          .attr("axis", &TopKAttrs::axis)
+          .infer(Infer)
+          .kernel(Forward)
+          .backward_outputs(2)
+          .backward(Backward);
+      if (v < 10) {
+        b.inputs({"X"}).attr("k", &TopKAttrs::k, /*required=*/true).dtypes(kTopK1);
+        return;
+      }
+      b.inputs({"X", "K"})
+          .dtypes(v < 11   ? kTopK1
+                  : v < 24 ? kTopK11
+                           : dtypes::kNumeric,
+                  {0})
+          .dtypes({DType::kInt64}, {1});
+      if (v >= 11) b.attr("largest", &TopKAttrs::largest).attr("sorted", &TopKAttrs::sorted);
+    });
 
 }  // namespace singa
