@@ -453,3 +453,28 @@ def test_nondeterministic_ops_on_constants_are_not_folded(op):
     assert not np.array_equal(runs[1], runs[2])
     for y in runs:
         assert ((y >= 0) & (y < 1) if op == "RandomUniformLike" else (y == 0) | (y == 1)).all()
+
+
+def test_a_convolution_never_mixes_blocked_and_channels_last():
+    """Conv 4->12 -> Conv 12->16 -> Conv 16->16: 12 channels would be held
+    channels-last and 16 in nChw<B>c (B = 8 or 16), and a convolution reading
+    one and writing the other has only oneDNN's reference implementation
+    (MobileNet-V2's 24 -> 144 channels on AVX-512 ran 60x slower than
+    onnxruntime). Those values stay NCHW, so no Conv becomes a FusedConv."""
+    rng = np.random.default_rng(5)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.3).astype(np.float32), n)
+             for n, s in [("w1", (12, 4, 1, 1)), ("w2", (16, 12, 3, 3)), ("w3", (16, 16, 1, 1))]]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["a"]),
+             helper.make_node("Conv", ["a", "w2"], ["b"], pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["b", "w3"], ["c"]),
+             helper.make_node("GlobalAveragePool", ["c"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "mixed", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 16, 1, 1])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = np.random.default_rng(6).standard_normal((2, 4, 8, 8)).astype(np.float32)
+    rep = sonnx.prepare(model, "CPU")
+    want = _ort(model, x)
+    for _ in range(2):
+        np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]), want, rtol=RTOL, atol=ATOL)
+    assert rep.planned_op_types == ["Conv"] * 3 + ["GlobalAveragePool"]

@@ -1,14 +1,17 @@
 // choose_layouts: activations between convolutions stay in oneDNN's
 // channel-blocked layout (FusedConv's `blocked`) instead of being reordered
 // to NCHW and back at every layer: nChw<B>c when a value's channels are a
-// multiple of the CPU's channel block B (16 or 8, see
-// dnnl_util::ChannelBlock), channels-last (nhwc) otherwise. A value
+// multiple of the CPU's channel block B (16 or 8, see cpu::ChannelBlock),
+// channels-last (nhwc) otherwise, never both around one convolution. A value
 // qualifies when a 2-D float32 convolution makes it and only convolutions
 // read it: as X, or as Z where their own result is blocked too. A Conv that
 // reads or writes a blocked value becomes a FusedConv with those bits.
 // Results, graph outputs, subgraph inputs and anything another op reads
 // stay NCHW, and so do the convolutions that touch only those.
+#include <algorithm>
+
 #include "onnx/passes/pass.h"
+#include "singa/kernels/cpu.h"
 #include "singa/ops/fused_conv.h"
 
 namespace singa::sonnx {
@@ -41,12 +44,29 @@ void ChooseLayouts(PassCtx& ctx) {
     const Spec& spec = ctx.specs[s];
     blocked[s] = spec.dtype == DType::kFloat32 && spec.shape.size() == 4 && spec.shape[1] > 0;
   }
-  // A value read as Z stays blocked only where the reader's result does.
+  // A value read as Z stays blocked only where the reader's result does. A
+  // convolution whose held tensors would mix nChw<B>c and channels-last
+  // (MobileNet-V2's 24 -> 144 channels with B = 16) has only oneDNN's
+  // reference implementation, 10-100x slower: its tensors stay NCHW.
+  const int64_t block = cpu::ChannelBlock();
+  const auto full_blocks = [&](int s) { return ctx.specs[s].shape[1] % block == 0; };
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t s = 0; s < n_all; ++s)
       for (const auto& [i, k] : uses[s])
         if (blocked[s] && k == 3 && !blocked[nodes[i]->outputs[0]]) blocked[s] = 0, changed = true;
+    for (int i = 0; i < end; ++i) {
+      if (!nodes[i] || !IsConv(*nodes[i]) || nodes[i]->outputs.size() != 1) continue;
+      const Node& n = *nodes[i];
+      std::vector<int> held;
+      for (int s : {n.inputs[0], n.outputs[0], n.inputs.size() > 3 ? n.inputs[3] : -1})
+        if (s >= 0 && blocked[s]) held.push_back(s);
+      const bool mixed = std::any_of(held.begin(), held.end(), full_blocks) &&
+                         !std::all_of(held.begin(), held.end(), full_blocks);
+      if (!mixed) continue;
+      for (int s : held) blocked[s] = 0;
+      changed = true;
+    }
   }
   for (int i = 0; i < end; ++i) {
     if (!nodes[i] || !IsConv(*nodes[i]) || nodes[i]->outputs.size() != 1) continue;
