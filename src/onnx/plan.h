@@ -34,8 +34,10 @@
 namespace singa::sonnx {
 
 // Runs a node (any op, control flow or value op) on its inputs; `values` are
-// the graph's values, which subgraphs may read.
-ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values);
+// the graph's values, which subgraphs may read. `reads`, when given, logs
+// the inputs whose values a registry op's shape inference read (InferCtx).
+ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values,
+                  ValueReads* reads = nullptr);
 // Runs a subgraph on `inputs` (its formal inputs) with the values it reads
 // from the enclosing graph taken from `parent_values` (`outer`: their slots
 // there, in the order of the subgraph's outer_names).

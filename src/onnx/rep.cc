@@ -325,14 +325,14 @@ ValueList RunSequenceMap(const Graph& g, const Node& node, const ValueList& in,
 
 // A registry op takes tensors. Identity (whose later versions take any
 // type) passes a sequence or an empty optional through.
-ValueList RunRegistryOp(const Graph& g, const Node& node, const ValueList& in) {
+ValueList RunRegistryOp(const Graph& g, const Node& node, const ValueList& in, ValueReads* reads) {
   if (node.op_type == "Identity" && in.size() == 1 && (in[0].is_sequence() || in[0].is_none()))
     return in;
   TensorList tensors;
   for (size_t k = 0; k < in.size(); ++k)
     tensors.push_back(TensorOf(in[k], g.Where(node), "input " + std::to_string(k)));
-  TensorList out =
-      node.schema->Run(tensors, node.attrs, static_cast<int>(node.outputs.size()), node.name);
+  TensorList out = node.schema->Run(tensors, node.attrs, static_cast<int>(node.outputs.size()),
+                                    node.name, reads);
   return ValueList(out.begin(), out.end());
 }
 
@@ -342,7 +342,8 @@ ValueList ConstantValues(const Graph& g) {
   return ValueList(g.constants.begin(), g.constants.end());
 }
 
-ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values) {
+ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values,
+                  ValueReads* reads) {
   switch (node.control) {
     case ControlFlow::kIf:
       return RunIf(g, node, in, values);
@@ -360,7 +361,7 @@ ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const V
       break;
   }
   if (node.value_op) return node.value_op->run(g, node, in);
-  return RunRegistryOp(g, node, in);
+  return RunRegistryOp(g, node, in, reads);
 }
 
 void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep) {
