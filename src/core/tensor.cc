@@ -65,14 +65,8 @@ bool Tensor::is_contiguous() const {
 
 std::string Tensor::ToString() const { return std::string(Name(dtype_)) + singa::ToString(shape_); }
 
-namespace internal {
-thread_local ValueReads* t_infer_reads = nullptr;
-thread_local ValueReads* t_value_read_log = nullptr;
-}  // namespace internal
-
 void* Tensor::raw_data() const {
   SINGA_CHECK(block_, Error, "access to the data of an undefined tensor");
-  if (internal::t_infer_reads) internal::t_infer_reads->blocks.push_back(block_.get());
   return static_cast<char*>(block_->data()) + offset_ * static_cast<int64_t>(itemsize());
 }
 

@@ -9,20 +9,6 @@
 namespace singa::sonnx {
 namespace {
 
-// Scoped installation of the log of values read by shape inference.
-class ValueReadLogScope {
- public:
-  explicit ValueReadLogScope(internal::ValueReads* log) : was_(internal::t_value_read_log) {
-    internal::t_value_read_log = log;
-  }
-  ~ValueReadLogScope() { internal::t_value_read_log = was_; }
-  ValueReadLogScope(const ValueReadLogScope&) = delete;
-  ValueReadLogScope& operator=(const ValueReadLogScope&) = delete;
-
- private:
-  internal::ValueReads* was_;
-};
-
 // Turns a pool's caching off for a scope (which also empties its cache),
 // then restores it.
 class NoCachingScope {
@@ -78,7 +64,7 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
   for (int s : g.input_slots) b.dynamic |= values[s].is_sequence() || values[s].is_none();
   if (shapes_only && b.dynamic) return std::nullopt;
 
-  internal::ValueReads reads;
+  ValueReads reads;  // the inputs whose values a node's shape inference read
   ValueList in;
   for (int i = 0; i < end; ++i) {
     const Node& node = g.nodes[i];
@@ -95,22 +81,19 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
     reads.blocks.clear();
     ValueList out;
     SpecList inferred;
-    {
-      ValueReadLogScope log(&reads);
-      if (infer_only) {
-        TensorList tensors;
-        for (const Value& v : in) tensors.push_back(v.is_none() ? Tensor() : v.tensor());
-        // Inference that fails may have read a placeholder: the full build
-        // run tells.
-        try {
-          inferred = node.schema->Infer(tensors, node.attrs.get(),
-                                        static_cast<int>(node.outputs.size()), node.name);
-        } catch (const Error&) {
-          return std::nullopt;
-        }
-      } else {
-        out = RunNode(g, node, in, values);
+    if (infer_only) {
+      TensorList tensors;
+      for (const Value& v : in) tensors.push_back(v.is_none() ? Tensor() : v.tensor());
+      // Inference that fails may have read a placeholder: the full build
+      // run tells.
+      try {
+        inferred = node.schema->Infer(tensors, node.attrs.get(),
+                                      static_cast<int>(node.outputs.size()), node.name, &reads);
+      } catch (const Error&) {
+        return std::nullopt;
       }
+    } else {
+      out = RunNode(g, node, in, values, &reads);
     }
     bool node_dynamic = node.on_values, any_shape_dynamic = false;
     bool all_constant = !node.on_values && !node.schema->nondeterministic;

@@ -34,8 +34,10 @@
 namespace singa::sonnx {
 
 // Runs a node on its inputs (OpSchema::RunValues); `values` are the graph's
-// values, which its graph attributes may read.
-ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values);
+// values, which its graph attributes may read. `reads`, when given, logs the
+// inputs whose values a tensor op's shape inference read (InferCtx).
+ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values,
+                  ValueReads* reads = nullptr);
 // Runs a subgraph on `inputs` (its formal inputs) with the values it reads
 // from the enclosing graph taken from `parent_values` (`outer`: their slots
 // there, in the order of the subgraph's outer_names).

@@ -118,10 +118,12 @@ ValueList ConstantValues(const Graph& g) {
   return ValueList(g.constants.begin(), g.constants.end());
 }
 
-ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values) {
+ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values,
+                  ValueReads* reads) {
   const Scope scope(values);
   return node.schema->RunValues(in, node.attrs, node.on_values,
-                                static_cast<int>(node.outputs.size()), node.name, &scope, g.device);
+                                static_cast<int>(node.outputs.size()), node.name, &scope, g.device,
+                                reads);
 }
 
 void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep) {

@@ -26,7 +26,7 @@ inline SpecList BroadcastSpec(const InferCtx& c, DType out = DType::kUndefined) 
 // Reads a 1-D int64/int32 input as a vector (shape-carrying inputs such as
 // Reshape's `shape`).
 inline std::vector<int64_t> ReadInts(const InferCtx& c, int i) {
-  const Tensor& t = c.input(i);
+  const Tensor& t = c.value(i);
   SINGA_CHECK(t.dtype() == DType::kInt64 || t.dtype() == DType::kInt32, DTypeError,
               c.where() << ": input " << i << " must be int64, got " << t.ToString());
   SINGA_CHECK(t.ndim() <= 1, ShapeError,

@@ -35,7 +35,7 @@ SpecList Infer(const InferCtx& c, const CompressAttrs& a) {
                           << c.inputs_string() << ")");
     n = c.shape(0)[*a.axis < 0 ? *a.axis + rank : *a.axis];
   }
-  const std::vector<int64_t> sel = Selected(c.input(1));
+  const std::vector<int64_t> sel = Selected(c.value(1));
   // A longer condition is fine while its extra entries are false (numpy's rule).
   SINGA_CHECK(sel.empty() || sel.back() < n, ShapeError,
               c.where() << ": condition selects index " << sel.back() << ", out of range for "

@@ -26,7 +26,7 @@ SpecList Infer(const InferCtx& c, const CumAttrs&) {
   SINGA_CHECK(c.input(1).numel() == 1 && c.rank(1) <= 1, ShapeError,
               c.where() << ": axis must be a scalar (" << c.inputs_string() << ")");
   const int64_t rank = c.rank(0);
-  const int64_t axis = c.input(1).ToVector<int64_t>()[0];
+  const int64_t axis = c.value(1).ToVector<int64_t>()[0];
   SINGA_CHECK(axis >= -rank && axis < rank, ShapeError,
               c.where() << ": axis " << axis << " is out of range for rank " << rank << " ("
                         << c.inputs_string() << ")");

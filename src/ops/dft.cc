@@ -116,8 +116,10 @@ int64_t AxisInput(std::span<const Tensor> in, const DftAttrs& a, int opset,
 }
 
 SpecList DftInfer(const InferCtx& c, const DftAttrs& a, int opset) {
+  // Reads dft_length and axis.
   std::vector<Tensor> in;
-  for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.has_input(i) ? c.input(i) : Tensor());
+  for (int i = 0; i < c.num_inputs(); ++i)
+    in.push_back(!c.has_input(i) ? Tensor() : i == 0 ? c.input(i) : c.value(i));
   const DftPlan p = Plan(c.shape(0), LengthInput(in, c.where()), AxisInput(in, a, opset, c.where()),
                          a, c.where(), c.inputs_string());
   return {{c.dtype(0), p.out}};
@@ -210,8 +212,10 @@ StftPlan PlanStft(std::span<const Tensor> in, const StftAttrs& a, const std::str
 }
 
 SpecList StftInfer(const InferCtx& c, const StftAttrs& a) {
+  // Reads frame_step and frame_length.
   std::vector<Tensor> in;
-  for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.has_input(i) ? c.input(i) : Tensor());
+  for (int i = 0; i < c.num_inputs(); ++i)
+    in.push_back(!c.has_input(i) ? Tensor() : i == 1 || i == 3 ? c.value(i) : c.input(i));
   return {{c.dtype(0), PlanStft(in, a, c.where(), c.inputs_string()).out}};
 }
 

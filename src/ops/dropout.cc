@@ -59,7 +59,7 @@ void CheckScalars(const InferCtx& c) {
                 c.where() << ": input " << i << " must be a scalar (" << c.inputs_string() << ")");
   }
   if (c.has_input(1)) {
-    const double r = ScalarValue(c.input(1));
+    const double r = ScalarValue(c.value(1));
     SINGA_CHECK(r >= 0 && r < 1, ShapeError,
                 c.where() << ": ratio " << r << " is outside [0, 1) (" << c.inputs_string() << ")");
   }

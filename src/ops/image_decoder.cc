@@ -445,7 +445,7 @@ SpecList DecoderInfer(const InferCtx& c, const DecoderAttrs& a) {
       c.where() << ": pixel_format must be RGB, BGR or Grayscale, got '" << a.pixel_format << "'");
   SINGA_CHECK(c.rank(0) == 1, ShapeError,
               c.where() << ": encoded_stream must be 1-D, got " << c.inputs_string());
-  const Tensor encoded = c.input(0).Contiguous();
+  const Tensor encoded = c.value(0).Contiguous();
   std::optional<Image> img = Decode(Encoded(encoded));
   return {{DType::kUInt8, {img ? img->height : 0, img ? img->width : 0, Channels(a)}}};
 }

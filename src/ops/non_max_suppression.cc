@@ -111,7 +111,7 @@ std::vector<int64_t> Select(std::span<const Tensor> in, const NmsAttrs& a) {
 SpecList NmsInfer(const InferCtx& c, const NmsAttrs& a) {
   CheckInputs(c, a);
   std::vector<Tensor> in;
-  for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.has_input(i) ? c.input(i) : Tensor());
+  for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.has_input(i) ? c.value(i) : Tensor());
   return {{DType::kInt64, {static_cast<int64_t>(Select(in, a).size() / 3), 3}}};
 }
 

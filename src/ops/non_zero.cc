@@ -38,7 +38,7 @@ int64_t Count(const std::vector<uint8_t>& f) {
 }
 
 SpecList Infer(const InferCtx& c, const NoAttrs&) {
-  return {{DType::kInt64, {c.rank(0), Count(Flags(c.input(0)))}}};
+  return {{DType::kInt64, {c.rank(0), Count(Flags(c.value(0)))}}};
 }
 
 void Forward(KernelCtx& k, const NoAttrs&) {

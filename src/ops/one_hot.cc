@@ -28,7 +28,7 @@ const std::vector<DType> kValueTypes = [] {
 int64_t Depth(const InferCtx& c) {
   SINGA_CHECK(c.input(1).numel() == 1 && c.rank(1) <= 1, ShapeError,
               c.where() << ": depth must hold one value (" << c.inputs_string() << ")");
-  const int64_t depth = c.input(1).ToVector<int64_t>()[0];
+  const int64_t depth = c.value(1).ToVector<int64_t>()[0];
   SINGA_CHECK(depth >= 0, ShapeError,
               c.where() << ": depth " << depth << " is negative (" << c.inputs_string() << ")");
   return depth;

@@ -18,7 +18,7 @@ struct RangeAttrs {
 double ScalarOf(const InferCtx& c, int i, const char* name) {
   SINGA_CHECK(c.input(i).numel() == 1 && c.rank(i) <= 1, ShapeError,
               c.where() << ": " << name << " must be a scalar (" << c.inputs_string() << ")");
-  return c.input(i).ToVector<double>()[0];
+  return c.value(i).ToVector<double>()[0];
 }
 
 int64_t Count(const InferCtx& c) {
@@ -36,9 +36,9 @@ int64_t Count(const InferCtx& c) {
   ScalarOf(c, 0, "start");
   ScalarOf(c, 1, "limit");
   ScalarOf(c, 2, "delta");
-  const int64_t start = c.input(0).ToVector<int64_t>()[0],
-                limit = c.input(1).ToVector<int64_t>()[0],
-                delta = c.input(2).ToVector<int64_t>()[0];
+  const int64_t start = c.value(0).ToVector<int64_t>()[0],
+                limit = c.value(1).ToVector<int64_t>()[0],
+                delta = c.value(2).ToVector<int64_t>()[0];
   SINGA_CHECK(delta != 0, ShapeError,
               c.where() << ": delta must not be 0 (" << c.inputs_string() << ")");
   const int64_t span = limit - start;

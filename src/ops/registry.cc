@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 
 #include "singa/ops/op.h"
@@ -58,6 +57,13 @@ KernelVariant KernelVariantGuard::current() { return t_variant; }
 const Tensor& InferCtx::input(int i) const {
   SINGA_CHECK(has_input(i), ShapeError, where() << ": input " << i << " is missing");
   return inputs_[i];
+}
+
+const Tensor& InferCtx::value(int i) const {
+  const Tensor& t = input(i);
+  // An empty input has no values: nothing can depend on them.
+  if (reads_ && t.numel() > 0) reads_->blocks.push_back(internal::BlockOf(t).get());
+  return t;
 }
 
 std::string InferCtx::where() const {
@@ -160,12 +166,11 @@ std::shared_ptr<const void> OpSchema::ParseAttrs(const AttrMap& attrs,
 }
 
 SpecList OpSchema::Infer(std::span<const Tensor> inputs, const void* attrs, int num_outputs,
-                         std::string_view node) const {
+                         std::string_view node, ValueReads* reads) const {
   InferCtx probe(*this, inputs, -1, node);
   CheckInputs(probe);
-  InferCtx ctx(*this, inputs, ResolveNumOutputs(num_outputs, probe), node);
+  InferCtx ctx(*this, inputs, ResolveNumOutputs(num_outputs, probe), node, reads);
   SINGA_CHECK(infer, UnsupportedOp, ctx.where() << ": no shape inference registered");
-  internal::InferReadScope reads;
   SpecList specs = infer(ctx, attrs);
   SINGA_CHECK(static_cast<int>(specs.size()) >= ctx.num_outputs(), ShapeError,
               ctx.where() << ": shape inference gave " << specs.size() << " outputs, "
@@ -175,7 +180,7 @@ SpecList OpSchema::Infer(std::span<const Tensor> inputs, const void* attrs, int 
 }
 
 TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<const void>& attrs,
-                         int num_outputs, std::string_view node) const {
+                         int num_outputs, std::string_view node, ValueReads* reads) const {
   InferCtx probe(*this, inputs, -1, node);
   CheckInputs(probe);
   const int requested = ResolveNumOutputs(num_outputs, probe);
@@ -184,30 +189,18 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
       std::any_of(inputs.begin(), inputs.end(),
                   [](const Tensor& t) { return t.defined() && t.requires_grad(); }))
     computed = backward_outputs;
-  InferCtx ctx(*this, inputs, computed, node);
+  InferCtx ctx(*this, inputs, computed, node, reads);
   if (alias) {
-    // The planner's log learns the shape's value reads from infer: alias may
-    // also copy its input (Reshape of a non-contiguous tensor), which reads
-    // values without deciding a shape.
-    if (internal::t_value_read_log && infer) {
-      internal::InferReadScope reads;
-      infer(ctx, attrs.get());
-    }
-    TensorList out = [&] {
-      std::optional<internal::InferReadScope> reads;
-      if (!infer) reads.emplace();
-      return alias(ctx, attrs.get());
-    }();
+    // An alias reads values through ctx as infer does; the copy it may make
+    // (Reshape of a non-contiguous tensor) decides no shape and is no read.
+    TensorList out = alias(ctx, attrs.get());
     out.resize(ctx.num_outputs());
     for (Tensor& t : out) t = t.Detach();  // a view is a new logical tensor
     internal::MaybeRecord(*this, attrs, inputs, out);
     return out;
   }
   SINGA_CHECK(infer, UnsupportedOp, ctx.where() << ": no shape inference registered");
-  const SpecList specs = [&] {
-    internal::InferReadScope reads;
-    return infer(ctx, attrs.get());
-  }();
+  const SpecList specs = infer(ctx, attrs.get());
   SINGA_CHECK(static_cast<int>(specs.size()) >= ctx.num_outputs(), ShapeError,
               ctx.where() << ": shape inference gave " << specs.size() << " outputs, "
                           << ctx.num_outputs() << " requested");
@@ -389,7 +382,7 @@ bool OpSchema::RunsOnValues(const AttrMap& attrs) const {
 
 ValueList OpSchema::RunValues(const ValueList& inputs, const std::shared_ptr<const void>& attrs,
                               bool on_values, int num_outputs, std::string_view node,
-                              const GraphScope* scope, Device device) const {
+                              const GraphScope* scope, Device device, ValueReads* reads) const {
   const int n = static_cast<int>(inputs.size());
   // A sequence, or none where the op requires a tensor, is not for the tensor kernel.
   auto not_a_tensor = [&](int i) {
@@ -422,7 +415,7 @@ ValueList OpSchema::RunValues(const ValueList& inputs, const std::shared_ptr<con
                     << ": input " << i << " must be a tensor, got " << inputs[i].ToString());
     tensors.push_back(inputs[i].tensor());
   }
-  TensorList out = Run(tensors, attrs, num_outputs, node);
+  TensorList out = Run(tensors, attrs, num_outputs, node, reads);
   return ValueList(out.begin(), out.end());
 }
 

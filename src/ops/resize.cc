@@ -457,7 +457,7 @@ Tensor BackwardImpl(const GradCtx& g, const Plan& plan, const Params& p) {
 
 const Tensor& Opt(const InferCtx& c, int i) {
   static const Tensor kNone;
-  return c.has_input(i) ? c.input(i) : kNone;
+  return c.has_input(i) ? c.value(i) : kNone;
 }
 const Tensor& Opt(const KernelCtx& k, int i) {
   static const Tensor kNone;
@@ -495,7 +495,7 @@ SpecList Infer10(const InferCtx& c, const A& a) {
   CheckParams(Legacy(a.mode), c.dtype(0), c.where());
   SINGA_CHECK(a.mode != "cubic", ShapeError, c.where() << ": mode must be nearest or linear");
   return {{c.dtype(0),
-           MakePlan(c.input(0), Tensor(), c.input(1), Tensor(), {}, "stretch", c.where()).out}};
+           MakePlan(c.input(0), Tensor(), c.value(1), Tensor(), {}, "stretch", c.where()).out}};
 }
 template <class A>
 void Forward10(KernelCtx& k, const A& a) {

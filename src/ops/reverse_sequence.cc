@@ -24,7 +24,7 @@ SpecList Infer(const InferCtx& c, const ReverseSequenceAttrs& a) {
               c.where() << ": sequence_lens must be 1-D with one length per batch entry ("
                         << c.inputs_string() << ")");
   const int64_t steps = c.shape(0)[a.time_axis];
-  for (int64_t len : c.input(1).ToVector<int64_t>())
+  for (int64_t len : c.value(1).ToVector<int64_t>())
     SINGA_CHECK(len >= 0 && len <= steps, ShapeError,
                 c.where() << ": sequence length " << len << " is out of range [0, " << steps
                           << "] (" << c.inputs_string() << ")");

@@ -116,7 +116,7 @@ SpecList NormalizerInfer(const InferCtx& c, const NormalizerAttrs& a) {
   const Shape& x = c.shape(0);
   SINGA_CHECK(x.size() == 1 || (x.size() == 2 && x[0] == 1), ShapeError,
               c.where() << ": X must be [C] or [1, C], got " << c.inputs_string());
-  const int64_t n = static_cast<int64_t>(Normalize(c.input(0), a).size());
+  const int64_t n = static_cast<int64_t>(Normalize(c.value(0), a).size());
   return {{DType::kString, x.size() == 1 ? Shape{n} : Shape{1, n}}};
 }
 

@@ -71,7 +71,7 @@ SpecList SplitInfer(const InferCtx& c, const SplitAttrs& a) {
   SINGA_CHECK(!a.maxsplit || *a.maxsplit >= 0, ShapeError,
               c.where() << ": maxsplit must be >= 0, got " << *a.maxsplit);
   Shape y = c.shape(0);
-  y.push_back(MaxCount(SplitAll(c.input(0), a)));
+  y.push_back(MaxCount(SplitAll(c.value(0), a)));
   return {{DType::kString, y}, {DType::kInt64, c.shape(0)}};
 }
 

@@ -25,7 +25,7 @@ int64_t K(const InferCtx& c, const TopKAttrs& a) {
   if (c.op().since_version == 1) return a.k;
   SINGA_CHECK(c.rank(1) == 1 && c.input(1).numel() == 1, ShapeError,
               c.where() << ": K must be a 1-D tensor of one element (" << c.inputs_string() << ")");
-  return c.input(1).ToVector<int64_t>()[0];
+  return c.value(1).ToVector<int64_t>()[0];
 }
 
 int64_t Axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }

@@ -127,7 +127,7 @@ SpecList Infer(const InferCtx& c, const UniqueAttrs& a) {
                 c.where() << ": axis " << *a.axis << " is out of range for rank " << rank << " ("
                           << c.inputs_string() << ")");
   }
-  const Groups g = Compute(c.input(0), a);
+  const Groups g = Compute(c.value(0), a);
   const int64_t u = static_cast<int64_t>(g.first.size());
   const int64_t n = static_cast<int64_t>(g.inverse.size());
   if (a.axis) {

@@ -33,7 +33,7 @@ void CheckOutputType(DType dt, const std::string& where) {
 
 SpecList WindowInfer(const InferCtx& c, const WindowAttrs& a) {
   CheckOutputType(a.output_datatype, c.where());
-  const int64_t size = ReadScalar(c.input(0), c.where(), "size");
+  const int64_t size = ReadScalar(c.value(0), c.where(), "size");
   SINGA_CHECK(size >= 0, ShapeError, c.where() << ": size must be >= 0, got " << size);
   return {{a.output_datatype, {size}}};
 }
@@ -71,9 +71,9 @@ struct MelAttrs {
 
 SpecList MelInfer(const InferCtx& c, const MelAttrs& a) {
   CheckOutputType(a.output_datatype, c.where());
-  const int64_t mels = ReadScalar(c.input(0), c.where(), "num_mel_bins");
-  const int64_t dft = ReadScalar(c.input(1), c.where(), "dft_length");
-  const int64_t rate = ReadScalar(c.input(2), c.where(), "sample_rate");
+  const int64_t mels = ReadScalar(c.value(0), c.where(), "num_mel_bins");
+  const int64_t dft = ReadScalar(c.value(1), c.where(), "dft_length");
+  const int64_t rate = ReadScalar(c.value(2), c.where(), "sample_rate");
   SINGA_CHECK(mels >= 0 && dft >= 1 && rate >= 1, ShapeError,
               c.where() << ": num_mel_bins must be >= 0, dft_length and sample_rate >= 1 ("
                         << c.inputs_string() << ")");

@@ -1,6 +1,7 @@
 // Behaviour of the shape ops that the Python op table cannot check against
-// onnx's reference evaluator: negative pads (numpy's pad rejects them) and
-// outputs that are views sharing the input's storage.
+// onnx's reference evaluator: negative pads (numpy's pad rejects them),
+// outputs that are views sharing the input's storage, and which input values
+// shape inference reads.
 #include <gtest/gtest.h>
 
 #include "singa/core/tensor.h"
@@ -75,6 +76,50 @@ TEST(ShapeOps, InferMatchesAlias) {
   TensorList out = slice.Run(in, attrs);
   EXPECT_EQ(specs[0].shape, out[0].shape());
   EXPECT_EQ(out[0].ToVector<float>(), (std::vector<float>{3, 1, 6, 4}));
+}
+
+// Shape inference reads input values only through InferCtx::value, which
+// logs them for a caller that asks (the ONNX planner): Reshape's shape and
+// NonZero's data, not a tensor Reshape copies or a Relu's input.
+TEST(InferCtx, ValueReadsLogTheInputsWhoseValuesInferenceRead) {
+  using Blocks = std::vector<const Block*>;
+  const auto block = [](const Tensor& t) { return internal::BlockOf(t).get(); };
+  const Tensor x = Tensor::FromVector<float>({2, 3}, {1, 0, 2, 0, 3, 0});
+  ValueReads reads;
+
+  const OpSchema& reshape = OpRegistry::Get("Reshape");
+  const Tensor to32[] = {x, Ints({3, 2})};
+  const auto attrs = reshape.ParseAttrs({}, to32);
+  EXPECT_EQ(reshape.Infer(to32, attrs.get(), -1, "", &reads)[0].shape, (Shape{3, 2}));
+  EXPECT_EQ(reads.blocks, Blocks{block(to32[1])});
+  // A non-contiguous X is copied: its values are read, but by no inference.
+  reads.blocks.clear();
+  const Tensor flat[] = {x.Permute({1, 0}), Ints({6})};
+  EXPECT_EQ(reshape.Run(flat, attrs, -1, "", &reads)[0].ToVector<float>(),
+            (std::vector<float>{1, 0, 0, 3, 2, 0}));
+  EXPECT_EQ(reads.blocks, Blocks{block(flat[1])});
+
+  const OpSchema& nonzero = OpRegistry::Get("NonZero");
+  const Tensor data[] = {x};
+  reads.blocks.clear();
+  EXPECT_EQ(nonzero.Infer(data, nonzero.ParseAttrs({}, data).get(), -1, "", &reads)[0].shape,
+            (Shape{2, 3}));
+  EXPECT_EQ(reads.blocks, Blocks{block(x)});
+
+  // Resize with sizes: the empty roi and scales have no values to read.
+  const OpSchema& resize = OpRegistry::Get("Resize");
+  const Tensor image = Tensor::Zeros({1, 1, 2, 2});
+  const Tensor resize_in[] = {image, Tensor::Zeros({0}), Tensor::Zeros({0}), Ints({1, 1, 4, 4})};
+  reads.blocks.clear();
+  EXPECT_EQ(
+      resize.Infer(resize_in, resize.ParseAttrs({}, resize_in).get(), -1, "", &reads)[0].shape,
+      (Shape{1, 1, 4, 4}));
+  EXPECT_EQ(reads.blocks, Blocks{block(resize_in[3])});
+
+  const OpSchema& relu = OpRegistry::Get("Relu");
+  reads.blocks.clear();
+  relu.Run(data, relu.ParseAttrs({}, data), -1, "", &reads);
+  EXPECT_TRUE(reads.blocks.empty());
 }
 
 }  // namespace

@@ -22,31 +22,6 @@
 
 namespace singa {
 
-namespace internal {
-// The blocks whose values shape inference (an op's infer or alias function)
-// reads, e.g. Reshape's `shape`. The ONNX planner installs a log around each
-// node to learn which output shapes depend on computed values; without one
-// nothing is logged.
-struct ValueReads {
-  std::vector<const Block*> blocks;
-};
-// The log raw_data() appends to: set only while an op infers shapes.
-extern thread_local ValueReads* t_infer_reads;
-// Installed by the planner (nullptr: no log).
-extern thread_local ValueReads* t_value_read_log;
-// Active for the scope of one infer/alias call.
-class InferReadScope {
- public:
-  InferReadScope() : was_(t_infer_reads) { t_infer_reads = t_value_read_log; }
-  ~InferReadScope() { t_infer_reads = was_; }
-  InferReadScope(const InferReadScope&) = delete;
-  InferReadScope& operator=(const InferReadScope&) = delete;
-
- private:
-  ValueReads* was_;
-};
-}  // namespace internal
-
 namespace autograd {
 struct Node;
 }

@@ -80,17 +80,30 @@ class KernelVariantGuard {
 class OpSchema;
 class ExportCtx;  // singa/ops/export_ctx.h
 
+// The inputs whose values shape inference read (InferCtx::value), by
+// storage block. The ONNX planner passes one to learn which output shapes
+// depend on computed values.
+struct ValueReads {
+  std::vector<const Block*> blocks;
+};
+
 // What shape inference sees: the op, the inputs (with their values: shape
 // inference may read small inputs such as Reshape's `shape`), and how many
-// outputs the caller asked for.
+// outputs the caller asked for. `reads`, when given, logs the inputs whose
+// values were read.
 class InferCtx {
  public:
   InferCtx(const OpSchema& op, std::span<const Tensor> inputs, int num_outputs,
-           std::string_view node)
-      : op_(op), inputs_(inputs), num_outputs_(num_outputs), node_(node) {}
+           std::string_view node, ValueReads* reads = nullptr)
+      : op_(op), inputs_(inputs), num_outputs_(num_outputs), node_(node), reads_(reads) {}
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   bool has_input(int i) const { return i < num_inputs() && inputs_[i].defined(); }
+  // Input i for its dtype and shape; inference reads its elements only
+  // through value(i).
   const Tensor& input(int i) const;
+  // Input i for reading its elements (Reshape's `shape`, NonZero's data):
+  // logged in `reads`.
+  const Tensor& value(int i) const;
   const Shape& shape(int i) const { return input(i).shape(); }
   DType dtype(int i) const { return input(i).dtype(); }
   int64_t rank(int i) const { return input(i).ndim(); }
@@ -106,6 +119,7 @@ class InferCtx {
   std::span<const Tensor> inputs_;
   int num_outputs_;
   std::string_view node_;
+  ValueReads* reads_;
 };
 
 // What a kernel sees: inputs and preallocated outputs.
@@ -240,22 +254,24 @@ class OpSchema {
                                          std::string_view node = "") const;
   // Runs the op: checks inputs and dtypes, infers output specs, allocates the
   // outputs and executes the kernel through Device::Exec. num_outputs < 0
-  // asks for every non-optional output.
+  // asks for every non-optional output. `reads`: see InferCtx.
   TensorList Run(std::span<const Tensor> inputs, const std::shared_ptr<const void>& attrs,
-                 int num_outputs = -1, std::string_view node = "") const;
+                 int num_outputs = -1, std::string_view node = "",
+                 ValueReads* reads = nullptr) const;
   // Runs the op on Values: through the value kernel where the op has one and
   // either `on_values` (RunsOnValues of its attributes) or an input is not a
   // tensor the tensor kernel could take (a sequence, or none where the op
-  // requires a tensor); else through Run. `scope` runs graph attributes.
+  // requires a tensor); else through Run (with `reads`). `scope` runs graph
+  // attributes.
   ValueList RunValues(const ValueList& inputs, const std::shared_ptr<const void>& attrs,
                       bool on_values, int num_outputs, std::string_view node,
-                      const GraphScope* scope, Device device) const;
+                      const GraphScope* scope, Device device, ValueReads* reads = nullptr) const;
   // Whether a node with these attributes runs on its value kernel whatever
   // its inputs: the op has no tensor kernel, or a graph attribute is set.
   bool RunsOnValues(const AttrMap& attrs) const;
   // Shape inference only.
   SpecList Infer(std::span<const Tensor> inputs, const void* attrs, int num_outputs = -1,
-                 std::string_view node = "") const;
+                 std::string_view node = "", ValueReads* reads = nullptr) const;
 
  private:
   void CheckInputs(const InferCtx& ctx) const;

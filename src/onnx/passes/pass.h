@@ -40,7 +40,8 @@ struct PassCtx {
 
   // Appends a constant slot named `name` holding `t`; returns its slot.
   int AddConstant(const std::string& name, Tensor t);
-  // Whether slot `s` holds one of the source graph's initializers.
+  // Whether slot `s` is a constant of the source graph: an initializer
+  // (which training may change) or a Constant node's value.
   bool IsParam(int s) const { return s >= 0 && source.constants[s].defined(); }
 };
 
