@@ -8,9 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <unordered_map>
-#include <variant>
 #include <vector>
 
 #include "singa/onnx/sonnx.h"

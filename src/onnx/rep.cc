@@ -3,10 +3,8 @@
 // autograd when grad mode is on and a parameter requires grad), dropping each
 // intermediate value after its last reader.
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 
 #include "onnx/plan.h"

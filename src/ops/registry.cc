@@ -17,6 +17,11 @@ bool IsOptionalName(const std::string& n) {
   return (!n.empty() && n.back() == '?') || n.ends_with("?...");
 }
 bool IsVariadicName(const std::string& n) { return n.size() > 3 && n.ends_with("..."); }
+// An input or output name without its '?' / '...' marks.
+std::string BareName(std::string name) {
+  while (!name.empty() && (name.back() == '?' || name.back() == '.')) name.pop_back();
+  return name;
+}
 
 struct Registry {
   std::mutex mu;
@@ -76,10 +81,9 @@ std::string InferCtx::inputs_string() const {
   std::string s;
   for (int i = 0; i < num_inputs(); ++i) {
     if (i) s += ", ";
-    std::string name =
-        i < static_cast<int>(op_.input_names.size()) ? op_.input_names[i] : op_.input_names.back();
-    while (!name.empty() && (name.back() == '?' || name.back() == '.')) name.pop_back();
-    s += name + ": " + (inputs_[i].defined() ? inputs_[i].ToString() : std::string("absent"));
+    s += BareName(i < static_cast<int>(op_.input_names.size()) ? op_.input_names[i]
+                                                               : op_.input_names.back()) +
+         ": " + (inputs_[i].defined() ? inputs_[i].ToString() : std::string("absent"));
   }
   return s;
 }
@@ -323,9 +327,7 @@ std::string NodeWhere(const OpSchema& op, std::string_view node) {
 // The spec's name of input i ("input_sequence"), without its marks.
 std::string InputName(const OpSchema& op, int i) {
   if (op.input_names.empty()) return "input " + std::to_string(i);
-  std::string name = op.input_names[std::min<size_t>(i, op.input_names.size() - 1)];
-  while (!name.empty() && (name.back() == '?' || name.back() == '.')) name.pop_back();
-  return name;
+  return BareName(op.input_names[std::min<size_t>(i, op.input_names.size() - 1)]);
 }
 
 }  // namespace
