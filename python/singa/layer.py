@@ -14,44 +14,48 @@
 
 A Layer registers the layers and parameters assigned to its attributes, in
 assignment order; the dotted attribute path is the parameter's name (the
-optimizer's state key and the ONNX initializer name). The built-in layers
-with parameters run the C++ layers (singa._singa.nn); a Python subclass
-composes them with autograd functions.
+optimizer's state key and the ONNX initializer name).
+
+Layer is the C++ nn::Layer (singa._singa.nn.Layer): the registry of
+parameters, states and sub-layers lives there, and a Python subclass is a
+C++ layer whose forward and initialize C++ calls back (a nanobind
+trampoline). This module adds the Python call protocol: any arguments,
+attributes that register themselves, Tensors in and out. The built-in
+layers with parameters are the C++ ones; a Python subclass composes them
+with autograd functions.
 """
 from . import autograd
 from . import _singa
-from .tensor import Tensor, _ct, _wrap
+from .tensor import Tensor, _ct, _ctensor_from_numpy, _wrap
 
 _nn = _singa.nn
 
 
-class Layer:
-    """Lazy initialization: `initialize(*x)` runs on the first call, with
-    the first inputs, before `forward(*x)`."""
+class _LayerProtocol:
+    """The Python face of nn::Layer: attached to singa._singa.nn.Layer, so
+    every layer (built-in, Python subclass, Model, SONNXModel) has it.
 
-    def __init__(self):
-        self.__dict__["_layers"] = {}
-        self.__dict__["_params"] = {}
-        self.__dict__["_states"] = {}
-        self.__dict__["_initialized"] = False
-        self.__dict__["name"] = None
+    Lazy initialization: `initialize(*x)` runs on the first call, with the
+    first inputs and grad mode off, before `forward(*x)`."""
+
+    name = None
 
     def __setattr__(self, key, value):
-        if "_layers" not in self.__dict__:
+        if not _nn.Layer._constructed(self):
             raise AttributeError(f"{type(self).__name__}.__init__ must call super().__init__() "
-                                 "before setting attributes")
-        for reg in (self._layers, self._params, self._states):
-            reg.pop(key, None)
-        if isinstance(value, Layer):
-            self._layers[key] = value
+                                 f"before setting attributes")
+        self._remove(key)
+        if isinstance(value, _nn.Layer):
+            self._add_layer(key, value)
         elif isinstance(value, Tensor) and value.stores_grad:
-            self._params[key] = value
+            self._add_param(key, value.data)
         object.__setattr__(self, key, value)
 
     def register_state(self, name, value):
         """Registers a buffer (a state that is not trained, e.g. running statistics)."""
+        self._remove(name)
+        self._add_buffer(name, _ct(value))
         object.__setattr__(self, name, value)
-        self._states[name] = value
 
     def initialize(self, *x):
         pass
@@ -60,112 +64,106 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
 
     def __call__(self, *x, **kw):
-        if not self._initialized:
+        if not self.initialized:
             grad = _singa.grad_enabled()
             _singa.set_grad_enabled(False)
             try:
                 self.initialize(*x)
             finally:
                 _singa.set_grad_enabled(grad)
-            self.__dict__["_initialized"] = True
+            self._set_initialized()
         return self.forward(*x, **kw)
 
-    # -- parameters and states by dotted name --
-    def _collect(self, prefix, with_states, out):
-        for k, p in self._params.items():
-            out[prefix + k] = p
-        if with_states:
-            for k, s in self._states.items():
-                out[prefix + k] = s
-        for k, sub in self._layers.items():
-            sub._collect(prefix + k + ".", with_states, out)
+    # C++ (Layer::operator(), a C++ container) calls a Python subclass here.
+    def _initialize_from_cpp(self, cts):
+        self.initialize(*[_wrap(c) for c in cts])
 
+    def _forward_from_cpp(self, cts):
+        return _tensor_list(self.forward(*[_wrap(c) for c in cts]))
+
+    # -- parameters and states by dotted name, in registration order --
     def get_params(self):
-        out = {}
-        self._collect("", False, out)
-        return out
+        return {k: _wrap(v) for k, v in self._params()}
 
     def get_states(self):
-        out = {}
-        self._collect("", True, out)
-        return out
+        return {k: _wrap(v) for k, v in self._states()}
 
-    def _assign(self, values, with_states, what):
-        mine = self.get_states() if with_states else self.get_params()
-        for k, v in values.items():
-            if k not in mine:
-                raise ValueError(f"{what}: {type(self).__name__} has no "
-                                 f"{'state' if with_states else 'parameter'} named {k!r}")
-            target = mine[k]
-            v = v if isinstance(v, Tensor) else Tensor(data=v, dtype=target.dtype,
-                                                        requires_grad=False)
-            if tuple(v.shape) != tuple(target.shape):
-                raise ValueError(f"{what}: {k!r} is {tuple(target.shape)}, the value is "
-                                 f"{tuple(v.shape)}")
-            target.data.copy_from(v.data)
+    @staticmethod
+    def _values(values, targets):
+        return {k: v.data if isinstance(v, Tensor) else
+                _ctensor_from_numpy(v, targets[k].dtype if k in targets else None)
+                for k, v in values.items()}
 
     def set_params(self, parameters):
-        self._assign(parameters, False, "set_params")
+        self._set_params(self._values(parameters, dict(self._params())))
 
     def set_states(self, states):
-        self._assign(states, True, "set_states")
-
-    def _name_tensors(self):
-        for k, t in self.get_states().items():
-            t.name = k
+        self._set_states(self._values(states, dict(self._states())))
 
 
-class _CLayer(Layer):
-    """A Python face for a C++ layer (singa._singa.nn): its parameters and
-    states appear under this layer's name."""
+def _attach(cls, methods):
+    """Adds a protocol class's methods and attributes to a bound C++ class."""
+    for k, v in vars(methods).items():
+        if k not in ("__module__", "__dict__", "__weakref__", "__qualname__"):
+            setattr(cls, k, v)
 
-    def __init__(self, impl):
-        super().__init__()
-        self.__dict__["_impl"] = impl
+
+_attach(_nn.Layer, _LayerProtocol)
+Layer = _nn.Layer
+
+
+def _tensor_list(out):
+    """The CTensors of a forward's result (a Tensor, or lists and tuples of
+    them; None adds nothing), in order, for C++."""
+    if isinstance(out, Tensor):
+        return [out.data]
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _tensor_list(o)]
+    if out is None:
+        return []
+    raise TypeError(f"a layer called from C++ must return Tensors (or lists of them), got "
+                    f"{type(out).__name__}")
+
+
+class _Builtin:
+    """A built-in C++ layer (Linear, Conv2d, ...): called through
+    nn::Layer::operator(), its C++ forward."""
 
     def forward(self, *x):
-        outs = self._impl([_ct(t) for t in x])
+        outs = self._call([_ct(t) for t in x])
         return _wrap(outs[0]) if len(outs) == 1 else tuple(_wrap(o) for o in outs)
 
     def __call__(self, *x):
-        self.__dict__["_initialized"] = True
         return self.forward(*x)
-
-    def _collect(self, prefix, with_states, out):
-        tensors = self._impl.get_states() if with_states else self._impl.get_params()
-        for k, ct in tensors.items():
-            out[prefix + k] = _wrap(ct)
-        super()._collect(prefix, with_states, out)
 
 
 def _pair(v):
     return [int(v), int(v)] if isinstance(v, int) else [int(a) for a in v]
 
 
-class Linear(_CLayer):
+class Linear(_Builtin, _nn.Linear):
     """y = x W + b. Linear(out_features) or Linear(in_features, out_features)."""
 
     def __init__(self, out_features, *args, bias=True, **kwargs):
         if args:
-            impl = _nn.Linear(int(out_features), int(args[0]), bias)
+            super().__init__(int(out_features), int(args[0]), bias)
         else:
-            impl = _nn.Linear(_nn.LAZY, int(out_features), bias)
-        super().__init__(impl)
+            super().__init__(_nn.LAZY, int(out_features), bias)
 
 
-class Gemm(_CLayer):
+class Gemm(_Builtin, _nn.Gemm):
     def __init__(self, nb_kernels, alpha=1.0, beta=1.0, transA=False, transB=True, bias=True,
                  bias_shape=None):
-        super().__init__(_nn.Gemm(int(nb_kernels), float(alpha), float(beta), bool(transA),
-                                  bool(transB), bool(bias)))
+        super().__init__(int(nb_kernels), float(alpha), float(beta), bool(transA), bool(transB),
+                         bool(bias))
 
 
-class Embedding(_CLayer):
+class Embedding(_Builtin, _nn.Embedding):
     def __init__(self, input_dim, output_dim, initializer="gaussian"):
-        super().__init__(_nn.Embedding(int(input_dim), int(output_dim)))
+        super().__init__(int(input_dim), int(output_dim))
 
 
-class Conv2d(_CLayer):
+class Conv2d(_Builtin, _nn.Conv2d):
     """Conv2d(nb_kernels, kernel_size, ...) or Conv2d(in_channels,
     nb_kernels, kernel_size, ...): the input channels come from the input."""
 
@@ -173,31 +171,31 @@ class Conv2d(_CLayer):
                  bias=True, pad_mode="NOTSET", activation="NOTSET", **kwargs):
         if args:
             nb_kernels, kernel_size = kernel_size, args[0]
-        super().__init__(_nn.Conv2d(int(nb_kernels), _pair(kernel_size), _pair(stride),
-                                    _pair(padding), _pair(dilation), int(group), bool(bias),
-                                    str(pad_mode), str(activation)))
+        super().__init__(int(nb_kernels), _pair(kernel_size), _pair(stride), _pair(padding),
+                         _pair(dilation), int(group), bool(bias), str(pad_mode),
+                         str(activation))
 
 
-class SeparableConv2d(_CLayer):
+class SeparableConv2d(_Builtin, _nn.SeparableConv2d):
     def __init__(self, nb_kernels, kernel_size, *args, stride=1, padding=0, bias=False):
         if args:
             nb_kernels, kernel_size = kernel_size, args[0]
-        super().__init__(_nn.SeparableConv2d(int(nb_kernels), int(kernel_size), _pair(stride),
-                                             _pair(padding), bool(bias)))
+        super().__init__(int(nb_kernels), int(kernel_size), _pair(stride), _pair(padding),
+                         bool(bias))
 
 
-class BatchNorm2d(_CLayer):
+class BatchNorm2d(_Builtin, _nn.BatchNorm2d):
     """BatchNorm2d(momentum=0.9) or BatchNorm2d(num_features, momentum=0.9)."""
 
     def __init__(self, *args, momentum=0.9, epsilon=1e-5):
-        super().__init__(_nn.BatchNorm2d(float(momentum), float(epsilon)))
+        super().__init__(float(momentum), float(epsilon))
 
 
-class Pooling2d(_CLayer):
+class Pooling2d(_Builtin, _nn.Pooling):
     def __init__(self, kernel_size, stride=None, padding=0, is_max=True, pad_mode="NOTSET"):
         stride = kernel_size if stride is None else stride
-        super().__init__(_nn.Pooling(_pair(kernel_size), _pair(stride), _pair(padding),
-                                     bool(is_max), str(pad_mode)))
+        super().__init__(_pair(kernel_size), _pair(stride), _pair(padding), bool(is_max),
+                         str(pad_mode))
 
 
 class MaxPool2d(Pooling2d):
@@ -210,11 +208,11 @@ class AvgPool2d(Pooling2d):
         super().__init__(kernel_size, stride, padding, False, pad_mode)
 
 
-class _Pooling1d(_CLayer):
+class _Pooling1d(_Builtin, _nn.Pooling):
     def __init__(self, kernel_size, stride, padding, is_max, pad_mode):
         stride = kernel_size if stride is None else stride
-        super().__init__(_nn.Pooling([int(kernel_size)], [int(stride)], [int(padding)], is_max,
-                                     str(pad_mode)))
+        super().__init__([int(kernel_size)], [int(stride)], [int(padding)], is_max,
+                         str(pad_mode))
 
 
 class MaxPool1d(_Pooling1d):
@@ -227,12 +225,12 @@ class AvgPool1d(_Pooling1d):
         super().__init__(kernel_size, stride, padding, False, pad_mode)
 
 
-class Dropout(_CLayer):
+class Dropout(_Builtin, _nn.Dropout):
     def __init__(self, ratio=0.5):
-        super().__init__(_nn.Dropout(float(ratio)))
+        super().__init__(float(ratio))
 
 
-class _Recurrent(_CLayer):
+class _Recurrent(_Builtin):
     """Takes x [T, N, input] (or a list of T tensors [N, input], SINGA's
     form) and optional initial states; returns (y, h) for RNN and
     (y, (h, c)) for LSTM, y a list when x was."""
@@ -243,26 +241,25 @@ class _Recurrent(_CLayer):
             x = autograd.cat([autograd.unsqueeze(s, 0) for s in x], 0)
         if len(states) == 1 and isinstance(states[0], (list, tuple)):
             states = tuple(states[0])
-        outs = [_wrap(o) for o in self._impl([_ct(x)] + [_ct(s) for s in states])]
+        outs = [_wrap(o) for o in self._call([_ct(x)] + [_ct(s) for s in states])]
         y = outs[0]
         if as_list:
             y = [autograd.squeeze(t, 0) for t in autograd.split(y, 0, [1] * y.shape[0])]
         return (y, outs[1]) if len(outs) == 2 else (y, (outs[1], outs[2]))
 
 
-class RNN(_Recurrent):
+class RNN(_Recurrent, _nn.RNN):
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
                  batch_first=False, dropout=0, bidirectional=False):
-        super().__init__(_nn.RNN(int(input_size), int(hidden_size), int(num_layers),
-                                 str(nonlinearity), bool(bias), bool(batch_first),
-                                 float(dropout), bool(bidirectional)))
+        super().__init__(int(input_size), int(hidden_size), int(num_layers), str(nonlinearity),
+                         bool(bias), bool(batch_first), float(dropout), bool(bidirectional))
 
 
-class LSTM(_Recurrent):
+class LSTM(_Recurrent, _nn.LSTM):
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0, bidirectional=False):
-        super().__init__(_nn.LSTM(int(input_size), int(hidden_size), int(num_layers), bool(bias),
-                                  bool(batch_first), float(dropout), bool(bidirectional)))
+        super().__init__(int(input_size), int(hidden_size), int(num_layers), bool(bias),
+                         bool(batch_first), float(dropout), bool(bidirectional))
 
 
 # ---- layers without parameters ---------------------------------------------

@@ -25,6 +25,12 @@ input shapes is captured by the C++ device and later calls with those
 shapes replay it natively: no Python runs, and the tensors returned are the
 same objects, holding the new results (read them before the next call).
 New inputs are copied into the captured ones.
+
+Model is the C++ nn::Model (singa._singa.nn.Model): the modes, the
+captured steps and the states file live there, and C++ calls a Python
+subclass's forward and train_one_batch back. This module adds the Python
+call protocol: arguments that are not Tensors (fixed at capture, part of
+the step's signature), keyword arguments and results of any structure.
 """
 import os
 
@@ -36,95 +42,96 @@ from .tensor import Tensor, _ct, _wrap
 _nn = _singa.nn
 
 
-class Model(layer.Layer):
-
-    def __init__(self):
-        super().__init__()
-        self.__dict__.update(training=False, graph_mode=False, sequential=False,
-                             _steps={})
+class _ModelProtocol:
+    """The Python face of nn::Model, attached to singa._singa.nn.Model (and
+    so to SONNXModel)."""
 
     def compile(self, inputs, is_train=True, use_graph=False, sequential=False):
         """Initializes every layer with a forward pass over `inputs`
         (placeholders: their shapes matter), names the parameters by their
         dotted paths and sets the modes."""
-        was = autograd.training
-        autograd.training = False
-        try:
-            self(*inputs)
-        finally:
-            autograd.training = was
-        self._name_tensors()
-        self.train(is_train)
-        self.graph(use_graph, sequential)
+        self._compile([_ct(t) for t in inputs], bool(is_train), bool(use_graph), bool(sequential))
+        self.__dict__.pop("_result", None)
+        autograd.training = bool(is_train)
 
     def train(self, mode=True):
-        self.__dict__["training"] = bool(mode)
+        self._train(bool(mode))
         autograd.training = bool(mode)
 
     def eval(self):
         self.train(False)
 
     def graph(self, mode=True, sequential=False):
-        if bool(mode) != self.graph_mode or bool(sequential) != self.sequential:
-            self._steps.clear()
-        self.__dict__.update(graph_mode=bool(mode), sequential=bool(sequential))
+        self._graph(bool(mode), bool(sequential))
 
     def train_one_batch(self, *x, **kw):
         raise NotImplementedError(f"{type(self).__name__}.train_one_batch is not defined")
 
     def __call__(self, *x, **kw):
-        if not self._initialized:
-            return super().__call__(*x, **kw)
+        if not self.initialized:
+            return layer.Layer.__call__(self, *x, **kw)
+        # Tensors are the step's inputs; the other arguments are fixed at
+        # capture and name the step with the shapes (one step per mode and
+        # signature).
+        cts = [t.data for t in x if isinstance(t, Tensor)]
+        tag = repr([a for a in x if not isinstance(a, Tensor)] + sorted(kw.items()))
+        key = self._step_key(cts, tag) if self.graph_mode else None
+        replay = key is not None and self._has_step(key)
+        self.__dict__.update(_pending=(x, kw), _result=None)
+        try:
+            outs = self._call_step(cts, tag)
+        finally:
+            self.__dict__.pop("_pending", None)
+            result = self.__dict__.pop("_result")
         autograd.training = self.training
-        fn = self.train_one_batch if self.training else self.forward
-        if not self.graph_mode:
-            return fn(*x, **kw)
-        # Tensors are the graph's inputs; other arguments are fixed at capture.
-        # One captured step per mode and input signature.
-        tensors = [t for t in x if isinstance(t, Tensor)]
-        key = (self.training,) + tuple((tuple(t.shape), t.dtype) for t in tensors) + tuple(
-            repr(a) for a in x if not isinstance(a, Tensor))
-        if key in self._steps:
-            step, result = self._steps[key]
-            step.replay([_ct(t) for t in tensors])
+        if key is None:
             return result
-        step = _nn.GraphStep()
+        results = self.__dict__.setdefault("_results", {})
+        if not replay:
+            results[key] = _rebuild(result, iter([_wrap(o) for o in outs]))
+        return results[key]
 
-        template = []
+    # Model::Call runs the step here, with the arguments of __call__.
+    def _train_from_cpp(self, cts):
+        return self._run_from_cpp(self.train_one_batch, cts)
 
-        def run(cts):
-            it = iter(cts)
-            args = [_wrap(next(it)) if isinstance(a, Tensor) else a for a in x]
-            out = fn(*args, **kw)
-            template.append(out)
-            return [_ct(t) for t in _flatten(out)]
+    def _forward_from_cpp(self, cts):
+        return self._run_from_cpp(self.forward, cts)
 
-        outs = step.capture([_ct(t) for t in tensors], run)
-        result = _rebuild(template[0], iter([_wrap(o) for o in outs]))
-        self._steps[key] = (step, result)
-        return result
+    def _run_from_cpp(self, fn, cts):
+        tensors = iter([_wrap(c) for c in cts])
+        x, kw = self.__dict__.pop("_pending", (None, {}))
+        args = list(tensors) if x is None else [next(tensors) if isinstance(a, Tensor) else a
+                                                for a in x]
+        out = fn(*args, **kw)
+        self.__dict__["_result"] = out
+        return _flatten(out, self.graph_mode)
 
     def save_states(self, fpath, aux_states={}):  # noqa: B006 - SINGA's signature
         """Writes parameters, buffers and `aux_states` (name -> Tensor or
         array) to fpath through a temporary file renamed into place."""
-        states = {k: _ct(v) for k, v in self.get_states().items()}
         aux = {k: _ct(v if isinstance(v, Tensor) else Tensor(data=v, requires_grad=False))
                for k, v in aux_states.items()}
-        _nn.save_states_file(os.fspath(fpath), states, aux)
+        self._save_states(os.fspath(fpath), aux)
 
     def load_states(self, fpath):
         """Loads what save_states wrote; names, shapes and dtypes must match
         (OSError listing every difference otherwise). Returns the aux states."""
-        targets = {k: _ct(v) for k, v in self.get_states().items()}
-        return {k: _wrap(v) for k, v in _nn.load_states_into(targets, os.fspath(fpath)).items()}
+        return {k: _wrap(v) for k, v in self._load_states(os.fspath(fpath)).items()}
 
 
-def _flatten(out):
+layer._attach(_nn.Model, _ModelProtocol)
+Model = _nn.Model
+
+
+def _flatten(out, strict):
+    """The CTensors of a step's result, in order; `strict` (graph mode)
+    refuses anything but Tensors, lists and tuples of them and None."""
     if isinstance(out, Tensor):
-        return [out]
+        return [out.data]
     if isinstance(out, (list, tuple)):
-        return [t for o in out for t in _flatten(o)]
-    if out is None:
+        return [t for o in out for t in _flatten(o, strict)]
+    if out is None or not strict:
         return []
     raise TypeError(f"graph mode: a step must return Tensors (or lists of them), got "
                     f"{type(out).__name__}")

@@ -305,20 +305,17 @@ def to_onnx(inputs, outputs, model_name="sonnx", opset=None, dynamic_batch=False
     return model
 
 
-class SONNXModel(_model.Model):
-    """An imported ONNX model as a singa Model: subclass it to train it
-    (train_one_batch) or to extend it (append layers after forward with
-    last_layers). Its floating-point initializers are the parameters, named
-    by their ONNX names (get_params); get_states adds the others."""
+class SONNXModel(_o.SONNXModel):
+    """An imported ONNX model as a singa Model (C++: sonnx::SONNXModel):
+    subclass it to train it (train_one_batch) or to extend it (append layers
+    after forward with last_layers). Its floating-point initializers are the
+    parameters, named by their ONNX names (get_params); get_states adds the
+    others."""
 
     def __init__(self, onnx_model, device="CPU"):
-        super().__init__()
-        self.__dict__["sg_ir"] = prepare(onnx_model, device)
-        for name, t in self.sg_ir.params.items():
-            if t.stores_grad:
-                self._params[name] = t
-            else:
-                self._states[name] = t
+        rep = prepare(onnx_model, device)
+        super().__init__(rep._rep)
+        self.sg_ir = rep
 
     def forward(self, *x, last_layers=-1, aux_output=()):
         return self.sg_ir.run(list(x), last_layers=last_layers, aux_output=aux_output)

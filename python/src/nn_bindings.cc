@@ -1,12 +1,16 @@
 // The training half of the binding: training mode, layers, functional
 // losses, optimizers, graph steps and the states file. python/singa's
 // autograd, layer, model and opt modules wrap these with SINGA's names.
+#include "nn_bindings.h"
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <nanobind/trampoline.h>
 
 #include "singa/autograd/autograd.h"
 #include "singa/nn/functional.h"
@@ -55,12 +59,42 @@ void BindNN(nb::module_& m) {
         [](const Device& d, const TensorList& keep) { return d.PlanGraphMemory(keep); });
 
   nb::module_ nn = m.def_submodule("nn", "layers, losses and graph steps");
-  nb::class_<nn::Layer>(nn, "Layer")
-      .def("__call__", [](nn::Layer& l, const TensorList& x) { return l(x); })
-      .def("get_params", &nn::Layer::GetParams)
-      .def("set_params", &nn::Layer::SetParams, "values"_a)
-      .def("get_states", &nn::Layer::GetStates)
-      .def("set_states", &nn::Layer::SetStates, "values"_a)
+  // Python subclasses override forward/initialize/train_one_batch through
+  // the trampolines; python/singa/layer.py and model.py add the Python call
+  // protocol (any arguments, attribute registration) to these classes.
+  using Pub = LayerAccess;
+  nb::class_<nn::Layer, PyLayer<nn::Layer>>(nn, "Layer")
+      .def(nb::init<>())
+      .def(
+          "_call", [](nn::Layer& l, const TensorList& x) { return l(x); }, "inputs"_a)
+      .def_static(
+          "_constructed", [](nb::handle self) { return nb::inst_ready(self); }, "layer"_a,
+          "Whether the C++ layer exists (its __init__ ran).")
+      .def(
+          "_initialize", [](nn::Layer& l, const TensorList& x) { Pub::Initialize(l, x); },
+          "inputs"_a)
+      .def("_set_initialized", [](nn::Layer& l) { Pub::SetInitialized(l); })
+      .def(
+          "_add_param",
+          [](nn::Layer& l, const std::string& n, Tensor t) { Pub::AddParam(l, n, t); }, "name"_a,
+          "tensor"_a)
+      .def(
+          "_add_buffer",
+          [](nn::Layer& l, const std::string& n, Tensor t) { Pub::AddBuffer(l, n, t); }, "name"_a,
+          "tensor"_a)
+      .def(
+          "_add_layer",
+          [](nn::Layer& l, const std::string& n, std::shared_ptr<nn::Layer> sub) {
+            Pub::AddLayer(l, n, std::move(sub));
+          },
+          "name"_a, "layer"_a)
+      .def(
+          "_remove", [](nn::Layer& l, const std::string& n) { Pub::Remove(l, n); }, "name"_a)
+      .def("_params", &nn::Layer::Params)
+      .def("_states", &nn::Layer::States)
+      .def("_set_params", &nn::Layer::SetParams, "values"_a)
+      .def("_set_states", &nn::Layer::SetStates, "values"_a)
+      .def("_name_tensors", &nn::Layer::NameTensors, "prefix"_a = "")
       .def_prop_ro("initialized", &nn::Layer::initialized);
 
   nb::class_<nn::Linear, nn::Layer>(nn, "Linear")
@@ -152,6 +186,30 @@ void BindNN(nb::module_& m) {
   nn.def("cossim", &nn::CosSim, "a"_a, "b"_a);
   nn.def("add_bias", &nn::AddBias, "x"_a, "b"_a, "axis"_a = 0);
 
+  nb::class_<nn::Model, nn::Layer, PyModel<nn::Model>>(nn, "Model")
+      .def(nb::init<>())
+      .def("_compile", &nn::Model::Compile, "inputs"_a, "is_train"_a, "use_graph"_a, "sequential"_a)
+      .def("_call_step", &nn::Model::Call, "inputs"_a, "tag"_a)
+      .def("_step_key", &nn::Model::StepKey, "inputs"_a, "tag"_a)
+      .def("_has_step", &nn::Model::HasStep, "key"_a)
+      .def("_train", &nn::Model::Train, "mode"_a)
+      .def("_graph", &nn::Model::Graph, "mode"_a, "sequential"_a)
+      .def("_save_states", &nn::Model::SaveStates, "path"_a, "aux"_a)
+      .def("_load_states", &nn::Model::LoadStates, "path"_a)
+      .def_prop_ro("training", &nn::Model::training)
+      .def_prop_ro("graph_mode", &nn::Model::graph_mode)
+      .def_prop_ro("sequential", &nn::Model::sequential)
+      .def_prop_ro("num_captured_steps", &nn::Model::num_captured_steps)
+      .def(
+          "captured_steps",
+          [](const nn::Model& m) {
+            std::vector<const nn::GraphStep*> out;
+            for (auto& [key, step] : m.captured_steps()) out.push_back(&step);
+            return out;
+          },
+          nb::rv_policy::reference_internal,
+          "The captured graph-mode steps (one per mode and input signature).");
+
   nb::class_<nn::GraphStep>(nn, "GraphStep")
       .def(nb::init<>())
       .def("capture", &nn::GraphStep::Capture, "inputs"_a, "fn"_a)
@@ -162,8 +220,6 @@ void BindNN(nb::module_& m) {
       .def_prop_ro("num_ops", &nn::GraphStep::num_ops);
   nn.def("save_tensors", &nn::SaveTensors, "path"_a, "tensors"_a);
   nn.def("load_tensors", &nn::LoadTensors, "path"_a);
-  nn.def("save_states_file", &nn::SaveStatesFile, "path"_a, "states"_a, "aux"_a);
-  nn.def("load_states_into", &nn::LoadStatesInto, "targets"_a, "path"_a);
 
   nb::module_ o = m.def_submodule("opt", "optimizers and learning-rate schedulers");
   nb::class_<opt::Scheduler>(o, "Scheduler")

@@ -8,7 +8,9 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include "nn_bindings.h"
 #include "singa/onnx/export.h"
+#include "singa/onnx/model.h"
 #include "singa/onnx/sonnx.h"
 
 namespace nb = nanobind;
@@ -97,6 +99,9 @@ void BindOnnx(nb::module_& m) {
       "model"_a, "device"_a = Device::Cpu(), "base_dir"_a = "",
       "Reads a serialized ModelProto; external data is read below base_dir.");
 
+  nb::class_<sonnx::SONNXModel, nn::Model, PyModel<sonnx::SONNXModel>>(o, "SONNXModel")
+      .def(nb::init<std::shared_ptr<sonnx::SingaRep>>(), "rep"_a)
+      .def_prop_ro("rep", &sonnx::SONNXModel::rep);
   o.def("tracing_enabled", &TracingEnabled);
   o.def("set_tracing", &SetTracing, "on"_a,
         "While on (in grad mode) every op records itself, for to_onnx.");

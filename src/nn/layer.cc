@@ -38,37 +38,56 @@ void Layer::AddLayer(const std::string& name, std::shared_ptr<Layer> layer) {
   layers_.emplace_back(name, std::move(layer));
 }
 
-void Layer::Collect(const std::string& prefix, bool with_buffers, TensorMap& out) const {
-  for (auto& [n, t] : params_) out[prefix + n] = t;
+void Layer::Remove(const std::string& name) {
+  auto drop = [&name](auto& entries) {
+    std::erase_if(entries, [&name](const auto& e) { return e.first == name; });
+  };
+  drop(params_);
+  drop(buffers_);
+  drop(layers_);
+}
+
+void Layer::Collect(const std::string& prefix, bool with_buffers, NamedTensors& out) const {
+  for (auto& [n, t] : params_) out.emplace_back(prefix + n, t);
   if (with_buffers)
-    for (auto& [n, t] : buffers_) out[prefix + n] = t;
+    for (auto& [n, t] : buffers_) out.emplace_back(prefix + n, t);
   for (auto& [n, l] : layers_) l->Collect(prefix + n + ".", with_buffers, out);
 }
 
-TensorMap Layer::GetParams() const {
-  TensorMap out;
+NamedTensors Layer::Params() const {
+  NamedTensors out;
   Collect("", false, out);
   return out;
 }
 
-TensorMap Layer::GetStates() const {
-  TensorMap out;
+NamedTensors Layer::States() const {
+  NamedTensors out;
   Collect("", true, out);
   return out;
 }
 
+TensorMap Layer::GetParams() const {
+  NamedTensors all = Params();
+  return TensorMap(all.begin(), all.end());
+}
+
+TensorMap Layer::GetStates() const {
+  NamedTensors all = States();
+  return TensorMap(all.begin(), all.end());
+}
+
 void Layer::Assign(const TensorMap& values, bool with_buffers, const char* what) {
-  TensorMap mine;
-  Collect("", with_buffers, mine);
+  const TensorMap mine = with_buffers ? GetStates() : GetParams();
   for (auto& [name, v] : values) {
     auto it = mine.find(name);
-    SINGA_CHECK(it != mine.end(), Error,
+    SINGA_CHECK(it != mine.end(), ShapeError,
                 what << ": the model has no " << (with_buffers ? "state" : "parameter")
                      << " named '" << name << "'");
     SINGA_CHECK(it->second.shape() == v.shape(), ShapeError,
                 what << ": '" << name << "' is " << it->second.ToString() << ", the value is "
                      << v.ToString());
-    it->second.CopyFrom(v);
+    Tensor target = it->second;
+    target.CopyFrom(v);
   }
 }
 

@@ -82,16 +82,24 @@ void Model::Compile(const TensorList& inputs, bool is_train, bool use_graph, boo
   Graph(use_graph, sequential);
 }
 
-TensorList Model::Call(const TensorList& inputs) {
+std::string Model::StepKey(const TensorList& inputs, const std::string& tag) const {
+  std::string key = training_ ? "train" : "eval";
+  for (const Tensor& t : inputs) key.append(";").append(t.ToString());
+  return key.append(";").append(tag);
+}
+
+TensorList Model::Call(const TensorList& inputs, const std::string& tag) {
   GradModeGuard grad(training_);
   TrainingModeGuard mode(training_);
   auto run = [this](const TensorList& x) { return training_ ? TrainOneBatch(x) : (*this)(x); };
   if (!use_graph_) return run(inputs);
-  std::string key = training_ ? "train" : "eval";
-  for (const Tensor& t : inputs) key.append(";").append(t.ToString());
-  GraphStep& step = steps_[key];
-  if (!step.captured()) return step.Capture(inputs, run);
-  return step.Replay(inputs);
+  const std::string key = StepKey(inputs, tag);
+  if (auto it = steps_.find(key); it != steps_.end()) return it->second.Replay(inputs);
+  // Kept only once captured: a step that failed is captured anew next time.
+  GraphStep step;
+  TensorList outputs = step.Capture(inputs, run);
+  steps_.emplace(key, std::move(step));
+  return outputs;
 }
 
 TensorList Model::TrainOneBatch(const TensorList&) {
@@ -111,14 +119,8 @@ opt::Optimizer& Model::optimizer() {
 
 namespace {
 constexpr char kAuxPrefix[] = "aux:";
-}
 
-void Model::SaveStates(const std::string& path, const TensorMap& aux) const {
-  SaveStatesFile(path, GetStates(), aux);
-}
-
-TensorMap Model::LoadStates(const std::string& path) { return LoadStatesInto(GetStates(), path); }
-
+// The states and `aux` (kept apart in the file, aux under a prefix).
 void SaveStatesFile(const std::string& path, const TensorMap& states, const TensorMap& aux) {
   TensorMap all = states;
   for (auto& [k, v] : aux) all[kAuxPrefix + k] = v;
@@ -152,6 +154,14 @@ TensorMap LoadStatesInto(const TensorMap& targets, const std::string& path) {
   }
   return aux;
 }
+
+}  // namespace
+
+void Model::SaveStates(const std::string& path, const TensorMap& aux) const {
+  SaveStatesFile(path, GetStates(), aux);
+}
+
+TensorMap Model::LoadStates(const std::string& path) { return LoadStatesInto(GetStates(), path); }
 
 // ---- the states file ----------------------------------------------------
 // "SINGAST1", a uint64 count, then per tensor: uint32 name length, name,

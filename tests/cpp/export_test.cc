@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "singa/onnx/model.h"
 #include "singa/onnx/sonnx.h"
 #include "singa/singa.h"
 
@@ -99,6 +100,62 @@ TEST(Export, TrainedModelRoundTripsThroughTheImporter) {
   // BatchNormalization in inference form: one output, no training_mode.
   std::vector<std::string> ops = rep->node_op_types();
   EXPECT_NE(std::find(ops.begin(), ops.end(), "BatchNormalization"), ops.end());
+}
+
+// Transfer learning in C++: an imported model cut before its classifier,
+// with a new head, trained and saved.
+class Transfer : public sonnx::SONNXModel {
+ public:
+  explicit Transfer(std::shared_ptr<sonnx::SingaRep> rep) : SONNXModel(std::move(rep)) {
+    head_ = Add("head", std::make_shared<nn::Linear>(2));
+  }
+  TensorList Forward(const TensorList& x) override { return {(*head_)(Run(x, -2)[0])}; }
+  TensorList TrainOneBatch(const TensorList& xy) override {
+    Tensor out = Forward({xy[0]})[0];
+    Tensor loss = nn::SoftmaxCrossEntropy(out, xy[1]);
+    optimizer().BackwardAndUpdate(loss);
+    return {out, loss};
+  }
+
+ private:
+  std::shared_ptr<nn::Linear> head_;
+};
+
+TEST(SONNXModel, SubclassedInCppCutsAppendsTrainsAndSaves) {
+  Mlp m;
+  Tensor x = Input(16);
+  Trained(m, x);
+  auto rep = sonnx::PrepareFromBytes(sonnx::ToOnnx({x}, {RecordedForward(m, x)}));
+  std::vector<int32_t> labels(16);
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int32_t>(i % 2);
+  Tensor y = Tensor::FromVector<int32_t>({16}, labels);
+  std::vector<float> losses[2];
+  for (bool graph : {false, true}) {
+    Transfer t(sonnx::PrepareFromBytes(sonnx::ToOnnx({x}, {RecordedForward(m, x)})));
+    t.SetOptimizer(std::make_shared<opt::SGD>(opt::SGD::Options{0.1}));
+    Device::Cpu().SetRandSeed(5);
+    t.Compile({x}, /*is_train=*/true, graph);
+    // The imported initializers keep their ONNX names; the head is under its path.
+    nn::TensorMap params = t.GetParams();
+    for (auto& [name, w] : rep->params())
+      if (w.stores_grad()) EXPECT_EQ(params.count(name), 1u) << name;
+    EXPECT_EQ(params.count("head.W"), 1u);
+    EXPECT_EQ(params.count("head.b"), 1u);
+    EXPECT_EQ(t.GetStates().size(), rep->params().size() + 2);
+    for (int step = 0; step < 4; ++step)
+      losses[graph].push_back(t.Call({x, y})[1].ToVector<float>()[0]);
+    EXPECT_LT(losses[graph].back(), losses[graph].front());
+    const std::string path = testing::TempDir() + "/transfer.states";
+    t.SaveStates(path);
+    Transfer u(sonnx::PrepareFromBytes(sonnx::ToOnnx({x}, {RecordedForward(m, x)})));
+    u.Compile({x}, /*is_train=*/false);
+    u.LoadStates(path);
+    t.Eval();
+    u.Eval();
+    ExpectNear(u.Call({x})[0], t.Call({x})[0]);
+    std::filesystem::remove(path);
+  }
+  EXPECT_EQ(losses[0], losses[1]);
 }
 
 TEST(Export, OlderOpsetWhereTheOpsAllowIt) {

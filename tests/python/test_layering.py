@@ -1,6 +1,6 @@
 """The include graph follows the layer order of docs/architecture.md: a file
 includes only headers of its own layer or of the layers below it, never of a
-layer above or of a sibling (nn and onnx); public headers (include/) include
+layer above or of a sibling; public headers (include/) include
 no private header (src/), and neither do the binding and the CLI, which are
 built on the public API."""
 import os
@@ -20,10 +20,10 @@ RANK = {
     "dist": 4,
     "opt": 5,
     "nn": 6,
-    "onnx": 6,
-    "umbrella": 7,  # include/singa/singa.h: the C++ API in one header
-    "bindings": 8,
-    "tools": 8,
+    "onnx": 7,  # SONNXModel is an nn::Model
+    "umbrella": 8,  # include/singa/singa.h: the C++ API in one header
+    "bindings": 9,
+    "tools": 9,
 }
 # Generated at build time (not in the tree): protobuf's C++ for onnx-ml.proto,
 # included by src/onnx only.

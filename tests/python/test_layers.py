@@ -163,6 +163,41 @@ def test_python_layer_registers_by_attribute():
         n.set_params({"b1.fc.W": np.zeros((3, 3), np.float32)})
 
 
+def test_the_registry_is_the_cpp_layers():
+    """Python layers are C++ nn::Layers: what get_params and set_params
+    see is the C++ registry, in registration order, and re-assigning an
+    attribute replaces its registration."""
+    from singa import _singa
+
+    class Net(layer.Layer):
+        def __init__(self):
+            super().__init__()
+            self.z = layer.Linear(3)
+            self.a = layer.Linear(2)
+
+        def forward(self, x):
+            return self.a(self.z(x))
+
+    n = Net()
+    assert isinstance(n, _singa.nn.Layer) and isinstance(n.z, layer.Layer)
+    n(_t(np.ones((2, 4), np.float32)))
+    assert list(n.get_params()) == ["z.W", "z.b", "a.W", "a.b"]
+    n.z = layer.Linear(3)
+    n(_t(np.ones((2, 4), np.float32)))
+    assert list(n.get_params()) == ["a.W", "a.b", "z.W", "z.b"]
+    n.z = None
+    assert list(n.get_params()) == ["a.W", "a.b"]
+    n.register_state("count", _t(np.zeros(1, np.float32)))
+    assert list(n.get_states()) == ["count", "a.W", "a.b"]
+
+    class Early(layer.Layer):
+        def __init__(self):
+            self.fc = layer.Linear(2)
+
+    with pytest.raises(AttributeError, match="must call super"):
+        Early()
+
+
 def test_losses_match_torch():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((5, 4)).astype(np.float32)

@@ -74,7 +74,7 @@ def test_graph_and_eager_give_the_same_numbers(make_opt):
 
 def test_graph_replays_without_python_and_plans_memory():
     m, _, _ = _train(True, steps=3)
-    (step, _), = m._steps.values()
+    step, = m.captured_steps()
     assert step.captured and step.num_ops > 10
     # The arena holds every intermediate of the step; blocks that are never
     # alive together share it, so it is smaller than their sum.
@@ -97,7 +97,7 @@ def test_graph_mode_captures_one_step_per_signature():
     again = m(tensor.Tensor(data=x[5:10]))  # replayed: the same tensor, new values
     assert again is part
     np.testing.assert_allclose(tensor.to_numpy(again), full[5:10], rtol=1e-6)
-    assert len(m._steps) == 3  # train, eval [32, 8], eval [5, 8]
+    assert m.num_captured_steps == 3  # train, eval [32, 8], eval [5, 8]
 
 
 def test_compile_names_and_modes():

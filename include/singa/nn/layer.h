@@ -30,6 +30,8 @@
 namespace singa::nn {
 
 using TensorMap = std::map<std::string, Tensor>;
+// Named tensors in registration order (a layer's own, then its sub-layers').
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 class Layer {
  public:
@@ -50,6 +52,9 @@ class Layer {
   // Parameters plus buffers (BatchNorm's running statistics).
   TensorMap GetStates() const;
   void SetStates(const TensorMap& values);
+  // GetParams and GetStates in registration order.
+  NamedTensors Params() const;
+  NamedTensors States() const;
 
   bool initialized() const { return initialized_; }
   // Gives every parameter and buffer its dotted path as Tensor::name()
@@ -70,9 +75,13 @@ class Layer {
     return layer;
   }
   void AddLayer(const std::string& name, std::shared_ptr<Layer> layer);
+  // Drops the parameter, buffer or sub-layer registered as `name`, if any.
+  void Remove(const std::string& name);
+  // For layers whose call protocol is not operator() (the Python binding's).
+  void set_initialized() { initialized_ = true; }
 
  private:
-  void Collect(const std::string& prefix, bool with_buffers, TensorMap& out) const;
+  void Collect(const std::string& prefix, bool with_buffers, NamedTensors& out) const;
   void Assign(const TensorMap& values, bool with_buffers, const char* what);
 
   bool initialized_ = false;

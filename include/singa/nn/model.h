@@ -61,8 +61,14 @@ class Model : public Layer {
                bool sequential = false);
   // TrainOneBatch in training mode, Forward otherwise. In graph mode the
   // first call with each input signature (shapes, dtypes) is captured and
-  // later calls with that signature replay it.
-  TensorList Call(const TensorList& inputs);
+  // later calls with that signature replay it. `tag` is part of the
+  // signature: what else the step depends on (the Python binding passes the
+  // step's arguments that are not tensors).
+  TensorList Call(const TensorList& inputs, const std::string& tag = "");
+  // The key of the step Call runs for these inputs and tag, and whether that
+  // step is captured already (the next Call replays it).
+  std::string StepKey(const TensorList& inputs, const std::string& tag = "") const;
+  bool HasStep(const std::string& key) const { return steps_.count(key) > 0; }
   // Override with one training step; the default throws.
   virtual TensorList TrainOneBatch(const TensorList& inputs);
 
@@ -74,6 +80,7 @@ class Model : public Layer {
   // either way (it is a dependency order).
   void Graph(bool mode = true, bool sequential = false);
   bool graph_mode() const { return use_graph_; }
+  bool sequential() const { return sequential_; }
 
   void SetOptimizer(std::shared_ptr<opt::Optimizer> optimizer) {
     optimizer_ = std::move(optimizer);
@@ -90,6 +97,7 @@ class Model : public Layer {
 
   // The captured steps of graph mode: one per mode and input signature.
   size_t num_captured_steps() const { return steps_.size(); }
+  const std::map<std::string, GraphStep>& captured_steps() const { return steps_; }
 
  private:
   bool training_ = false, use_graph_ = false, sequential_ = false;
@@ -100,11 +108,5 @@ class Model : public Layer {
 // The states file format of SaveStates: named dense tensors.
 void SaveTensors(const std::string& path, const TensorMap& tensors);
 TensorMap LoadTensors(const std::string& path);
-// SaveStates and LoadStates for any named tensors: `states` and `aux` (kept
-// apart in the file) written atomically; LoadStatesInto copies the file's
-// states into `targets` after checking that names, shapes and dtypes match
-// (the error lists every difference) and returns the aux tensors.
-void SaveStatesFile(const std::string& path, const TensorMap& states, const TensorMap& aux);
-TensorMap LoadStatesInto(const TensorMap& targets, const std::string& path);
 
 }  // namespace singa::nn
