@@ -176,69 +176,37 @@ void Export12(ExportCtx& c, const Dropout12Attrs&) {
 
 }  // namespace
 
-SINGA_REGISTER_OP(Dropout, Dropout7Attrs)
-    .since_opset(7)
-    .inputs({"data"})
-    .outputs({"output", "mask?"})
-    .attr("ratio", &Dropout7Attrs::ratio)
-    .dtypes(kFloats3, {0})
-    .infer(Infer7)
-    .kernel(Forward7)
-    .nondeterministic()
-    .backward(Backward7);
-SINGA_REGISTER_OP(Dropout, Dropout7Attrs)
-    .since_opset(10)
-    .inputs({"data"})
-    .outputs({"output", "mask?"})
-    .attr("ratio", &Dropout7Attrs::ratio)
-    .dtypes(kFloats3, {0})
-    .infer(Infer10)
-    .kernel(Forward7)
-    .nondeterministic()
-    .backward(Backward7);
-SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
-    .since_opset(12)
-    .inputs({"data", "ratio?", "training_mode?"})
-    .outputs({"output", "mask?"})
-    .attr("seed", &Dropout12Attrs::seed)
-    .dtypes(kFloats3, {0})
-    .dtypes(kFloats3, {1})
-    .dtypes({DType::kBool}, {2})
-    .infer(Infer12)
-    .kernel(Forward12)
-    .nondeterministic()
-    .backward_outputs(2)
-    .backward(Backward12)
-    .to_onnx(Export12);
-// 13 added bfloat16.
-SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
-    .since_opset(13)
-    .inputs({"data", "ratio?", "training_mode?"})
-    .outputs({"output", "mask?"})
-    .attr("seed", &Dropout12Attrs::seed)
-    .dtypes(dtypes::kFloats, {0})
-    .dtypes(kFloats3, {1})
-    .dtypes({DType::kBool}, {2})
-    .infer(Infer12)
-    .kernel(Forward12)
-    .nondeterministic()
-    .backward_outputs(2)
-    .backward(Backward12)
-    .to_onnx(Export12);
-// 22 added the float8 types (data and ratio) and bfloat16 ratios.
-SINGA_REGISTER_OP(Dropout, Dropout12Attrs)
-    .since_opset(22)
-    .inputs({"data", "ratio?", "training_mode?"})
-    .outputs({"output", "mask?"})
-    .attr("seed", &Dropout12Attrs::seed)
-    .dtypes(FloatsAndFloat8(), {0})
-    .dtypes(FloatsAndFloat8(), {1})
-    .dtypes({DType::kBool}, {2})
-    .infer(Infer12)
-    .kernel(Forward12)
-    .nondeterministic()
-    .backward_outputs(2)
-    .backward(Backward12)
-    .to_onnx(Export12);
+// 7: ratio an attribute, mask an optional output; 10 made the mask bool.
+[[maybe_unused]] static const bool kDropout7 =
+    RegisterVersions<Dropout7Attrs>("Dropout", {7, 10}, [](OpBuilder<Dropout7Attrs>& b, int v) {
+      b.inputs({"data"})
+          .outputs({"output", "mask?"})
+          .attr("ratio", &Dropout7Attrs::ratio)
+          .dtypes(kFloats3, {0})
+          .infer(v >= 10 ? Infer10 : Infer7)
+          .kernel(Forward7)
+          .nondeterministic()
+          .backward(Backward7);
+    });
+// 12: ratio and training_mode inputs; 13 added bfloat16 data, 22 the float8
+// types (data and ratio) and bfloat16 ratios.
+[[maybe_unused]] static const bool kDropout12 = RegisterVersions<Dropout12Attrs>(
+    "Dropout", {12, 13, 22}, [](OpBuilder<Dropout12Attrs>& b, int v) {
+      b.inputs({"data", "ratio?", "training_mode?"})
+          .outputs({"output", "mask?"})
+          .attr("seed", &Dropout12Attrs::seed)
+          .dtypes(v >= 22   ? FloatsAndFloat8()
+                  : v >= 13 ? dtypes::kFloats
+                            : kFloats3,
+                  {0})
+          .dtypes(v >= 22 ? FloatsAndFloat8() : kFloats3, {1})
+          .dtypes({DType::kBool}, {2})
+          .infer(Infer12)
+          .kernel(Forward12)
+          .nondeterministic()
+          .backward_outputs(2)
+          .backward(Backward12)
+          .to_onnx(Export12);
+    });
 
 }  // namespace singa

@@ -172,61 +172,41 @@ TensorList Backward1(const GradCtx& g, const Axis1Attrs& a) {
 
 }  // namespace
 
-SINGA_REGISTER_OP(Softmax, AxisAttrs)
-    .since_opset(13)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("axis", &AxisAttrs::axis)
-    .dtypes(dtypes::kFloats)
-    .infer(Infer13)
-    .kernel(Forward13<Mode::kSoftmax, true>)
-    .reference(Forward13<Mode::kSoftmax, false>)
-    .backward(Backward13<Mode::kSoftmax>);
-SINGA_REGISTER_OP(Softmax, Axis1Attrs)
-    .since_opset(1)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("axis", &Axis1Attrs::axis)
-    .dtypes(dtypes::kFloats)
-    .infer(Infer1)
-    .kernel(Forward1<Mode::kSoftmax, true>)
-    .reference(Forward1<Mode::kSoftmax, false>)
-    .backward(Backward1<Mode::kSoftmax>);
-SINGA_REGISTER_OP(LogSoftmax, AxisAttrs)
-    .since_opset(13)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("axis", &AxisAttrs::axis)
-    .dtypes(dtypes::kFloats)
-    .infer(Infer13)
-    .kernel(Forward13<Mode::kLogSoftmax, true>)
-    .reference(Forward13<Mode::kLogSoftmax, false>)
-    .backward(Backward13<Mode::kLogSoftmax>);
-SINGA_REGISTER_OP(LogSoftmax, Axis1Attrs)
-    .since_opset(1)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("axis", &Axis1Attrs::axis)
-    .dtypes(dtypes::kFloats)
-    .infer(Infer1)
-    .kernel(Forward1<Mode::kLogSoftmax, true>)
-    .reference(Forward1<Mode::kLogSoftmax, false>)
-    .backward(Backward1<Mode::kLogSoftmax>);
-SINGA_REGISTER_OP(Hardmax, AxisAttrs)
-    .since_opset(13)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("axis", &AxisAttrs::axis)
-    .dtypes(dtypes::kFloats)
-    .infer(Infer13)
-    .kernel(Forward13<Mode::kHardmax, false>);
-SINGA_REGISTER_OP(Hardmax, Axis1Attrs)
-    .since_opset(1)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("axis", &Axis1Attrs::axis)
-    .dtypes(dtypes::kFloats)
-    .infer(Infer1)
-    .kernel(Forward1<Mode::kHardmax, false>);
+namespace {
+
+// One op of the family at opset 1 (axis 1, the input coerced to 2-d) and at
+// opset 13 (one axis, default -1). Hardmax has no backward and no oneDNN path.
+template <Mode M, class A>
+void Build(OpBuilder<A>& b, SpecList (*infer)(const InferCtx&, const A&),
+           void (*dnnl)(KernelCtx&, const A&), void (*loops)(KernelCtx&, const A&),
+           TensorList (*backward)(const GradCtx&, const A&)) {
+  b.inputs({"input"})
+      .outputs({"output"})
+      .attr("axis", &A::axis)
+      .dtypes(dtypes::kFloats)
+      .infer(infer);
+  if constexpr (M == Mode::kHardmax) {
+    b.kernel(loops);
+  } else {
+    b.kernel(dnnl).reference(loops).backward(backward);
+  }
+}
+
+template <Mode M>
+bool Register(const char* name) {
+  RegisterVersions<Axis1Attrs>(name, {1}, [](OpBuilder<Axis1Attrs>& b, int) {
+    Build<M>(b, Infer1, Forward1<M, true>, Forward1<M, false>, Backward1<M>);
+  });
+  RegisterVersions<AxisAttrs>(name, {13}, [](OpBuilder<AxisAttrs>& b, int) {
+    Build<M>(b, Infer13, Forward13<M, true>, Forward13<M, false>, Backward13<M>);
+  });
+  return true;
+}
+
+[[maybe_unused]] const bool kRegistered = Register<Mode::kSoftmax>("Softmax") &&
+                                          Register<Mode::kLogSoftmax>("LogSoftmax") &&
+                                          Register<Mode::kHardmax>("Hardmax");
+
+}  // namespace
 
 }  // namespace singa
