@@ -528,58 +528,10 @@ const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DTy
 
 }  // namespace
 
-SINGA_REGISTER_OP(MaxPool, PoolAttrs)
-    .since_opset(11)
-    .inputs({"X"})
-    .outputs({"Y", "Indices?"})
-    .attr("auto_pad", &PoolAttrs::auto_pad)
-    .attr("ceil_mode", &PoolAttrs::ceil_mode)
-    .attr("dilations", &PoolAttrs::dilations)
-    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
-    .attr("pads", &PoolAttrs::pads)
-    .attr("storage_order", &PoolAttrs::storage_order)
-    .attr("strides", &PoolAttrs::strides)
-    .dtypes(kMaxPoolTypes)
-    .infer(PoolInfer)
-    .kernel(MaxPoolForward)
-    .reference(MaxPoolReference)
-    .backward(PoolBackward<true>);
-
-SINGA_REGISTER_OP(AveragePool, PoolAttrs)
-    .since_opset(11)
-    .inputs({"X"})
-    .outputs({"Y"})
-    .attr("auto_pad", &PoolAttrs::auto_pad)
-    .attr("ceil_mode", &PoolAttrs::ceil_mode)
-    .attr("count_include_pad", &PoolAttrs::count_include_pad)
-    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
-    .attr("pads", &PoolAttrs::pads)
-    .attr("strides", &PoolAttrs::strides)
-    .dtypes(dtypes::kFloats)
-    .infer(PoolInfer)
-    .kernel(AveragePoolForward)
-    .reference(AveragePoolReference)
-    .backward(PoolBackward<false>);
-
-SINGA_REGISTER_OP(AveragePool, PoolAttrs)
-    .since_opset(19)
-    .inputs({"X"})
-    .outputs({"Y"})
-    .attr("auto_pad", &PoolAttrs::auto_pad)
-    .attr("ceil_mode", &PoolAttrs::ceil_mode)
-    .attr("count_include_pad", &PoolAttrs::count_include_pad)
-    .attr("dilations", &PoolAttrs::dilations)
-    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
-    .attr("pads", &PoolAttrs::pads)
-    .attr("strides", &PoolAttrs::strides)
-    .dtypes(dtypes::kFloats)
-    .infer(PoolInfer)
-    .kernel(AveragePoolForward)
-    .reference(AveragePoolReference)
-    .backward(PoolBackward<false>);
-
-[[maybe_unused]] static const bool kOldMaxPool =
-    RegisterVersions<PoolAttrs>("MaxPool", {1, 8, 10}, [](OpBuilder<PoolAttrs>& b, int v) {
+// 8 added Indices and storage_order, 10 ceil_mode and dilations, 11 int8
+// and uint8 (and changed only the auto_pad text).
+[[maybe_unused]] static const bool kMaxPool =
+    RegisterVersions<PoolAttrs>("MaxPool", {1, 8, 10, 11}, [](OpBuilder<PoolAttrs>& b, int v) {
       b.inputs({"X"})
           .outputs(v >= 8 ? std::vector<std::string>{"Y", "Indices?"}
                           : std::vector<std::string>{"Y"})
@@ -587,7 +539,7 @@ SINGA_REGISTER_OP(AveragePool, PoolAttrs)
           .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
           .attr("pads", &PoolAttrs::pads)
           .attr("strides", &PoolAttrs::strides)
-          .dtypes(dtypes::kFloats)
+          .dtypes(v >= 11 ? kMaxPoolTypes : dtypes::kFloats)
           .infer(PoolInfer)
           .kernel(MaxPoolForward)
           .reference(MaxPoolReference)
@@ -596,8 +548,9 @@ SINGA_REGISTER_OP(AveragePool, PoolAttrs)
       if (v >= 10)
         b.attr("ceil_mode", &PoolAttrs::ceil_mode).attr("dilations", &PoolAttrs::dilations);
     });
-[[maybe_unused]] static const bool kOldAveragePool =
-    RegisterVersions<PoolAttrs>("AveragePool", {1, 7, 10}, [](OpBuilder<PoolAttrs>& b, int v) {
+// 7 added count_include_pad, 10 ceil_mode, 19 dilations.
+[[maybe_unused]] static const bool kAveragePool = RegisterVersions<PoolAttrs>(
+    "AveragePool", {1, 7, 10, 11, 19}, [](OpBuilder<PoolAttrs>& b, int v) {
       b.inputs({"X"})
           .outputs({"Y"})
           .attr("auto_pad", &PoolAttrs::auto_pad)
@@ -611,6 +564,7 @@ SINGA_REGISTER_OP(AveragePool, PoolAttrs)
           .backward(PoolBackward<false>);
       if (v >= 7) b.attr("count_include_pad", &PoolAttrs::count_include_pad);
       if (v >= 10) b.attr("ceil_mode", &PoolAttrs::ceil_mode);
+      if (v >= 19) b.attr("dilations", &PoolAttrs::dilations);
     });
 
 SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)

@@ -93,63 +93,39 @@ SpecList EqualShapesInfer(const InferCtx& c, const Variadic1Attrs&) {
                           << c.inputs_string() << ")");
   return {{c.dtype(0), c.shape(0)}};
 }
-void RegisterEqualShapes(const char* name, const char* output, std::vector<DType> types,
-                         void (*kernel)(KernelCtx&, const NoAttrs&),
-                         TensorList (*backward)(const GradCtx&, const NoAttrs&)) {
+// Versions 1 and 6 take inputs of one shape (1 also the legacy
+// consumed_inputs); 8 brought multidirectional broadcasting, and 12 and 13
+// only added dtypes (`types8`: the dtypes from 8 on).
+void Register(const char* name, const char* output, std::vector<DType> types8,
+              void (*kernel)(KernelCtx&, const NoAttrs&),
+              TensorList (*backward)(const GradCtx&, const NoAttrs&)) {
   RegisterVersions<Variadic1Attrs>(name, {1, 6}, [&](OpBuilder<Variadic1Attrs>& b, int v) {
     b.inputs({"data_0..."})
         .outputs({output})
-        .dtypes(types, {0})
+        .dtypes(dtypes::kFloats, {0})
         .infer(EqualShapesInfer)
         .kernel([kernel](KernelCtx& k, const Variadic1Attrs&) { kernel(k, NoAttrs{}); })
         .backward(
             [backward](const GradCtx& g, const Variadic1Attrs&) { return backward(g, NoAttrs{}); });
     if (v == 1) b.attr("consumed_inputs", &Variadic1Attrs::consumed_inputs);
   });
+  RegisterVersions<NoAttrs>(name, {8}, [&](OpBuilder<NoAttrs>& b, int) {
+    b.inputs({"data_0..."})
+        .outputs({output})
+        .dtypes(types8, {0})
+        .infer(Infer)
+        .kernel(kernel)
+        .backward(backward);
+  });
 }
-[[maybe_unused]] const bool kEqualShapesRegistered = [] {
-  RegisterEqualShapes("Max", "max", dtypes::kFloats, VariadicForward<MaxOp>, ExtremeBackward);
-  RegisterEqualShapes("Min", "min", dtypes::kFloats, VariadicForward<MinOp>, ExtremeBackward);
-  RegisterEqualShapes("Mean", "mean", dtypes::kFloats, VariadicForward<SumOp, true>,
-                      SumBackward<true>);
-  RegisterEqualShapes("Sum", "sum", dtypes::kFloats, VariadicForward<SumOp>, SumBackward<false>);
+[[maybe_unused]] const bool kRegistered = [] {
+  Register("Max", "max", dtypes::kNumeric, VariadicForward<MaxOp>, ExtremeBackward);
+  Register("Min", "min", dtypes::kNumeric, VariadicForward<MinOp>, ExtremeBackward);
+  Register("Mean", "mean", dtypes::kFloats, VariadicForward<SumOp, true>, SumBackward<true>);
+  Register("Sum", "sum", dtypes::kFloats, VariadicForward<SumOp>, SumBackward<false>);
   return true;
 }();
 
 }  // namespace
-
-// Version 8 brought multidirectional broadcasting; 12 and 13 only added dtypes.
-SINGA_REGISTER_OP(Max, NoAttrs)
-    .since_opset(8)
-    .inputs({"data_0..."})
-    .outputs({"max"})
-    .dtypes(dtypes::kNumeric, {0})
-    .infer(Infer)
-    .kernel(VariadicForward<MaxOp>)
-    .backward(ExtremeBackward);
-SINGA_REGISTER_OP(Min, NoAttrs)
-    .since_opset(8)
-    .inputs({"data_0..."})
-    .outputs({"min"})
-    .dtypes(dtypes::kNumeric, {0})
-    .infer(Infer)
-    .kernel(VariadicForward<MinOp>)
-    .backward(ExtremeBackward);
-SINGA_REGISTER_OP(Mean, NoAttrs)
-    .since_opset(8)
-    .inputs({"data_0..."})
-    .outputs({"mean"})
-    .dtypes(dtypes::kFloats, {0})
-    .infer(Infer)
-    .kernel(VariadicForward<SumOp, true>)
-    .backward(SumBackward<true>);
-SINGA_REGISTER_OP(Sum, NoAttrs)
-    .since_opset(8)
-    .inputs({"data_0..."})
-    .outputs({"sum"})
-    .dtypes(dtypes::kFloats, {0})
-    .infer(Infer)
-    .kernel(VariadicForward<SumOp>)
-    .backward(SumBackward<false>);
 
 }  // namespace singa
