@@ -91,10 +91,10 @@ class DigitsCNN : public singa::nn::Model {
   }
 
   TensorList Forward(const TensorList& x) override {
-    using singa::nn::Op;
-    Tensor y = (*pool_)(Op("Relu", {(*conv1_)(x[0])}));
-    y = (*pool_)(Op("Relu", {(*conv2_)(y)}));
-    y = Op("Relu", {(*fc1_)(Op("Flatten", {y}))});
+    using singa::Call1;
+    Tensor y = (*pool_)(Call1("Relu", {(*conv1_)(x[0])}));
+    y = (*pool_)(Call1("Relu", {(*conv2_)(y)}));
+    y = Call1("Relu", {(*fc1_)(Call1("Flatten", {y}))});
     return {(*fc2_)(y)};
   }
 

@@ -5,7 +5,7 @@ using namespace singa;
 int main() {
   Tensor x = Tensor::FromVector<float>({2, 3}, {0, 1, 2, 3, 4, 5});
   Tensor b = Tensor::FromVector<float>({3}, {10, 20, 30});
-  Tensor y = CallOp("Add", {x, b})[0];  // ops are called by ONNX name
-  Tensor z = CallOp("Softmax", {y}, {{"axis", int64_t{1}}})[0];
+  Tensor y = Call1("Add", {x, b});  // ops are called by ONNX name
+  Tensor z = Call1("Softmax", {y}, {{"axis", int64_t{1}}});
   return z.At<float>({0, 2}) > 0.5f ? 0 : 1;
 }

@@ -8,7 +8,7 @@ namespace {
 
 Tensor Accumulate(const Tensor& sum, const Tensor& g) {
   if (!sum.defined()) return g;
-  return CallOp("Add", {sum, g})[0];
+  return Call1("Add", {sum, g});
 }
 
 void CheckGrad(const Node& node, int i, const Tensor& g) {

@@ -57,8 +57,8 @@ TensorList Conv2d::Forward(const TensorList& x) {
     attrs["pads"] = OnnxPads(o_.padding, 2);
   else
     attrs["auto_pad"] = o_.pad_mode;
-  Tensor y = CallOp("Conv", o_.bias ? TensorList{x[0], W_, b_} : TensorList{x[0], W_}, attrs)[0];
-  return {o_.activation == "RELU" ? Op("Relu", {y}) : y};
+  Tensor y = Call1("Conv", o_.bias ? TensorList{x[0], W_, b_} : TensorList{x[0], W_}, attrs);
+  return {o_.activation == "RELU" ? Call1("Relu", {y}) : y};
 }
 
 SeparableConv2d::SeparableConv2d(int64_t nb_kernels, int64_t kernel_size, Conv2d::Options o)
@@ -93,7 +93,7 @@ TensorList Pooling::Forward(const TensorList& x) {
     attrs["pads"] = OnnxPads(o_.padding, kernel_.size());
   else
     attrs["auto_pad"] = o_.pad_mode;
-  return {Op(o_.is_max ? "MaxPool" : "AveragePool", {x[0]}, attrs)};
+  return {Call1(o_.is_max ? "MaxPool" : "AveragePool", {x[0]}, attrs)};
 }
 
 void BatchNorm2d::Initialize(const TensorList& x) {
@@ -125,7 +125,7 @@ TensorList Dropout::Forward(const TensorList& x) {
   if (!TrainingMode() || ratio_ == 0.0f) return {x.at(0)};
   Tensor ratio = Tensor::Scalar<float>(ratio_, x[0].device());
   Tensor on = Tensor::Scalar<bool>(true, x[0].device());
-  return {Op("Dropout", {x[0], ratio, on})};
+  return {Call1("Dropout", {x[0], ratio, on})};
 }
 
 }  // namespace singa::nn

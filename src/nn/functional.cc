@@ -5,11 +5,11 @@ namespace singa::nn {
 namespace {
 
 // Reshapes a 0-d loss to SINGA's {1}.
-Tensor AsLoss(const Tensor& scalar) { return Op("Reshape", {scalar, Ints({1})}); }
+Tensor AsLoss(const Tensor& scalar) { return Call1("Reshape", {scalar, Ints({1})}); }
 
 Tensor BatchMean(const Tensor& per_sample_sum, int64_t batch) {
   return AsLoss(
-      Op("Div", {per_sample_sum, ScalarLike(static_cast<double>(batch), per_sample_sum)}));
+      Call1("Div", {per_sample_sum, ScalarLike(static_cast<double>(batch), per_sample_sum)}));
 }
 
 void CheckSameShape(const char* fn, const Tensor& a, const Tensor& b) {
@@ -26,10 +26,6 @@ int64_t BatchOf(const char* fn, const Tensor& x) {
 
 }  // namespace
 
-Tensor Op(std::string_view name, std::initializer_list<Tensor> inputs, const AttrMap& attrs) {
-  return CallOp(name, inputs, attrs)[0];
-}
-
 Tensor ScalarLike(double value, const Tensor& like) {
   return Tensor::Full({}, value, like.dtype(), like.device());
 }
@@ -43,9 +39,10 @@ Tensor OneHotLabels(const Tensor& labels, int64_t depth, DType dtype) {
               "one-hot labels: labels must be integers, got " << labels.ToString());
   std::vector<int64_t> classes(depth);
   for (int64_t i = 0; i < depth; ++i) classes[i] = i;
-  Tensor ids = Op("Cast", {labels}, {{"to", static_cast<int64_t>(DType::kInt64)}});
-  Tensor eq = Op("Equal", {Op("Unsqueeze", {ids, Ints({-1})}), Ints(classes, labels.device())});
-  return Op("Cast", {eq}, {{"to", static_cast<int64_t>(dtype)}});
+  Tensor ids = Call1("Cast", {labels}, {{"to", static_cast<int64_t>(DType::kInt64)}});
+  Tensor eq =
+      Call1("Equal", {Call1("Unsqueeze", {ids, Ints({-1})}), Ints(classes, labels.device())});
+  return Call1("Cast", {eq}, {{"to", static_cast<int64_t>(dtype)}});
 }
 
 Tensor SoftmaxCrossEntropy(const Tensor& x, const Tensor& t) {
@@ -63,39 +60,40 @@ Tensor SoftmaxCrossEntropy(const Tensor& x, const Tensor& t) {
   } else {
     CheckSameShape("softmax_cross_entropy", x, t);
   }
-  Tensor logp = Op("LogSoftmax", {x}, {{"axis", int64_t{-1}}});
-  Tensor total = Op("ReduceSum", {Op("Mul", {target, logp})}, {{"keepdims", int64_t{0}}});
-  return BatchMean(Op("Neg", {total}), batch);
+  Tensor logp = Call1("LogSoftmax", {x}, {{"axis", int64_t{-1}}});
+  Tensor total = Call1("ReduceSum", {Call1("Mul", {target, logp})}, {{"keepdims", int64_t{0}}});
+  return BatchMean(Call1("Neg", {total}), batch);
 }
 
 Tensor CrossEntropy(const Tensor& p, const Tensor& t) {
   const int64_t batch = BatchOf("cross_entropy", p);
   Tensor target = IsInteger(t.dtype()) ? OneHotLabels(t, p.dim(-1), p.dtype()) : t;
   CheckSameShape("cross_entropy", p, target);
-  Tensor total = Op("ReduceSum", {Op("Mul", {target, Op("Log", {p})})}, {{"keepdims", int64_t{0}}});
-  return BatchMean(Op("Neg", {total}), batch);
+  Tensor total =
+      Call1("ReduceSum", {Call1("Mul", {target, Call1("Log", {p})})}, {{"keepdims", int64_t{0}}});
+  return BatchMean(Call1("Neg", {total}), batch);
 }
 
 Tensor BinaryCrossEntropy(const Tensor& p, const Tensor& t) {
   CheckSameShape("binary_cross_entropy", p, t);
   const int64_t batch = BatchOf("binary_cross_entropy", p);
   Tensor one = ScalarLike(1.0, p);
-  Tensor pos = Op("Mul", {t, Op("Log", {p})});
-  Tensor neg = Op("Mul", {Op("Sub", {one, t}), Op("Log", {Op("Sub", {one, p})})});
-  Tensor total = Op("ReduceSum", {Op("Add", {pos, neg})}, {{"keepdims", int64_t{0}}});
-  return BatchMean(Op("Neg", {total}), batch);
+  Tensor pos = Call1("Mul", {t, Call1("Log", {p})});
+  Tensor neg = Call1("Mul", {Call1("Sub", {one, t}), Call1("Log", {Call1("Sub", {one, p})})});
+  Tensor total = Call1("ReduceSum", {Call1("Add", {pos, neg})}, {{"keepdims", int64_t{0}}});
+  return BatchMean(Call1("Neg", {total}), batch);
 }
 
 Tensor MseLoss(const Tensor& x, const Tensor& t) {
   CheckSameShape("mse_loss", x, t);
-  Tensor d = Op("Sub", {x, t});
-  return AsLoss(Op("ReduceMean", {Op("Mul", {d, d})}, {{"keepdims", int64_t{0}}}));
+  Tensor d = Call1("Sub", {x, t});
+  return AsLoss(Call1("ReduceMean", {Call1("Mul", {d, d})}, {{"keepdims", int64_t{0}}}));
 }
 
 Tensor RankingLoss(const Tensor& pos, const Tensor& neg, double margin) {
   CheckSameShape("ranking_loss", pos, neg);
-  Tensor gap = Op("Sub", {ScalarLike(margin, pos), Op("Sub", {pos, neg})});
-  return AsLoss(Op("ReduceMean", {Op("Relu", {gap})}, {{"keepdims", int64_t{0}}}));
+  Tensor gap = Call1("Sub", {ScalarLike(margin, pos), Call1("Sub", {pos, neg})});
+  return AsLoss(Call1("ReduceMean", {Call1("Relu", {gap})}, {{"keepdims", int64_t{0}}}));
 }
 
 Tensor CosSim(const Tensor& a, const Tensor& b) {
@@ -103,17 +101,17 @@ Tensor CosSim(const Tensor& a, const Tensor& b) {
   SINGA_CHECK(a.ndim() == 2, ShapeError, "cossim: inputs must be [N, D], got " << a.ToString());
   AttrMap last = {{"keepdims", int64_t{0}}};
   Tensor axis = Ints({1});
-  Tensor dot = Op("ReduceSum", {Op("Mul", {a, b}), axis}, last);
-  Tensor na = Op("ReduceL2", {a, axis}, last);
-  Tensor nb = Op("ReduceL2", {b, axis}, last);
-  return Op("Div", {dot, Op("Mul", {na, nb})});
+  Tensor dot = Call1("ReduceSum", {Call1("Mul", {a, b}), axis}, last);
+  Tensor na = Call1("ReduceL2", {a, axis}, last);
+  Tensor nb = Call1("ReduceL2", {b, axis}, last);
+  return Call1("Div", {dot, Call1("Mul", {na, nb})});
 }
 
 Tensor AddBias(const Tensor& x, const Tensor& b, int axis) {
   SINGA_CHECK(x.ndim() == 2 && b.ndim() == 1 && (axis == 0 || axis == 1), ShapeError,
               "add_bias: x must be 2-D, b 1-D and axis 0 or 1, got x " << x.ToString() << ", b "
                                                                        << b.ToString());
-  return Op("Add", {x, axis == 0 ? b : Op("Unsqueeze", {b, Ints({1})})});
+  return Call1("Add", {x, axis == 0 ? b : Call1("Unsqueeze", {b, Ints({1})})});
 }
 
 }  // namespace singa::nn

@@ -38,8 +38,8 @@ TensorList Linear::Forward(const TensorList& x) {
               "Linear(" << in_ << ", " << out_ << "): input " << in.ToString() << " has "
                         << in.dim(-1) << " features");
   if (in.ndim() == 2) return CallOp("Gemm", bias_ ? TensorList{in, W_, b_} : TensorList{in, W_});
-  Tensor y = Op("MatMul", {in, W_});
-  return {bias_ ? Op("Add", {y, b_}) : y};
+  Tensor y = Call1("MatMul", {in, W_});
+  return {bias_ ? Call1("Add", {y, b_}) : y};
 }
 
 void Gemm::Initialize(const TensorList& x) {

@@ -46,24 +46,24 @@ TensorList RNNBase::RunDirection(const Cell& cell, const Tensor& x, Tensor& h, T
                                  bool reverse) const {
   const int64_t steps = x.dim(0);
   // All steps' input projections at once: [T, N, G*H].
-  Tensor xw = Op("MatMul", {x, Op("Transpose", {cell.w_ih})});
-  if (o_.bias) xw = Op("Add", {xw, Op("Add", {cell.b_ih, cell.b_hh})});
+  Tensor xw = Call1("MatMul", {x, Call1("Transpose", {cell.w_ih})});
+  if (o_.bias) xw = Call1("Add", {xw, Call1("Add", {cell.b_ih, cell.b_hh})});
   TensorList ys(steps);
   for (int64_t i = 0; i < steps; ++i) {
     const int64_t t = reverse ? steps - 1 - i : i;
-    Tensor step = Op("Gather", {xw, Tensor::Scalar<int64_t>(t, x.device())});
-    Tensor g = CallOp("Gemm", {h, cell.w_hh, step}, {{"transB", int64_t{1}}})[0];
+    Tensor step = Call1("Gather", {xw, Tensor::Scalar<int64_t>(t, x.device())});
+    Tensor g = Call1("Gemm", {h, cell.w_hh, step}, {{"transB", int64_t{1}}});
     if (gates_ == 1) {
-      h = Op(o_.nonlinearity == "tanh" ? "Tanh" : "Relu", {g});
+      h = Call1(o_.nonlinearity == "tanh" ? "Tanh" : "Relu", {g});
     } else {
       TensorList parts = CallOp("Split", {g}, {{"axis", int64_t{1}}, {"num_outputs", int64_t{4}}},
                                 kLatestOpset, 4);
-      Tensor in_gate = Op("Sigmoid", {parts[0]}), forget = Op("Sigmoid", {parts[1]});
-      Tensor cand = Op("Tanh", {parts[2]}), out_gate = Op("Sigmoid", {parts[3]});
-      c = Op("Add", {Op("Mul", {forget, c}), Op("Mul", {in_gate, cand})});
-      h = Op("Mul", {out_gate, Op("Tanh", {c})});
+      Tensor in_gate = Call1("Sigmoid", {parts[0]}), forget = Call1("Sigmoid", {parts[1]});
+      Tensor cand = Call1("Tanh", {parts[2]}), out_gate = Call1("Sigmoid", {parts[3]});
+      c = Call1("Add", {Call1("Mul", {forget, c}), Call1("Mul", {in_gate, cand})});
+      h = Call1("Mul", {out_gate, Call1("Tanh", {c})});
     }
-    ys[t] = Op("Unsqueeze", {h, Ints({0})});
+    ys[t] = Call1("Unsqueeze", {h, Ints({0})});
   }
   return ys;
 }
@@ -74,7 +74,7 @@ TensorList RNNBase::Forward(const TensorList& x) {
   SINGA_CHECK(seq.ndim() == 3 && seq.dim(2) == input_, ShapeError,
               name << ": input must be [T, N, " << input_ << "] ([N, T, " << input_
                    << "] with batch_first), got " << seq.ToString());
-  if (o_.batch_first) seq = Op("Transpose", {seq}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
+  if (o_.batch_first) seq = Call1("Transpose", {seq}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
   const int dirs = o_.bidirectional ? 2 : 1;
   const int64_t batch = seq.dim(1);
   const Shape state_shape = {o_.num_layers * dirs, batch, hidden_};
@@ -93,20 +93,20 @@ TensorList RNNBase::Forward(const TensorList& x) {
     TensorList outs;
     for (int d = 0; d < dirs; ++d) {
       Tensor index = Tensor::Scalar<int64_t>(l * dirs + d, seq.device());
-      Tensor h = Op("Gather", {h0, index});
-      Tensor c = c0.defined() ? Op("Gather", {c0, index}) : Tensor();
+      Tensor h = Call1("Gather", {h0, index});
+      Tensor c = c0.defined() ? Call1("Gather", {c0, index}) : Tensor();
       TensorList ys = RunDirection(cells_[l * dirs + d], seq, h, c, d == 1);
-      outs.push_back(CallOp("Concat", ys, {{"axis", int64_t{0}}})[0]);
-      hn.push_back(Op("Unsqueeze", {h, Ints({0})}));
-      if (c.defined()) cn.push_back(Op("Unsqueeze", {c, Ints({0})}));
+      outs.push_back(Call1("Concat", ys, {{"axis", int64_t{0}}}));
+      hn.push_back(Call1("Unsqueeze", {h, Ints({0})}));
+      if (c.defined()) cn.push_back(Call1("Unsqueeze", {c, Ints({0})}));
     }
-    seq = dirs == 1 ? outs[0] : CallOp("Concat", outs, {{"axis", int64_t{2}}})[0];
+    seq = dirs == 1 ? outs[0] : Call1("Concat", outs, {{"axis", int64_t{2}}});
     if (o_.dropout > 0 && l + 1 < o_.num_layers && TrainingMode())
-      seq = Op("Dropout", {seq, Tensor::Scalar<float>(o_.dropout), Tensor::Scalar<bool>(true)});
+      seq = Call1("Dropout", {seq, Tensor::Scalar<float>(o_.dropout), Tensor::Scalar<bool>(true)});
   }
-  if (o_.batch_first) seq = Op("Transpose", {seq}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
-  TensorList result = {seq, CallOp("Concat", hn, {{"axis", int64_t{0}}})[0]};
-  if (gates_ == 4) result.push_back(CallOp("Concat", cn, {{"axis", int64_t{0}}})[0]);
+  if (o_.batch_first) seq = Call1("Transpose", {seq}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
+  TensorList result = {seq, Call1("Concat", hn, {{"axis", int64_t{0}}})};
+  if (gates_ == 4) result.push_back(Call1("Concat", cn, {{"axis", int64_t{0}}}));
   return result;
 }
 

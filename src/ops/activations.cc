@@ -321,7 +321,7 @@ std::vector<DType> ShrinkTypes() {
 // ops. At a kink (Relu at 0, Clip at a bound) the gradient of the branch the
 // forward took is used.
 using grad::Add, grad::Sub, grad::Mul, grad::Div, grad::Greater, grad::Less, grad::And, grad::Not,
-    grad::Where, grad::Scalar, grad::Masked, grad::Op1;
+    grad::Where, grad::Scalar, grad::Masked;
 
 TensorList ReluBackward(const GradCtx& g, const NoAttrs&) {
   const Tensor& x = g.input(0);
@@ -350,12 +350,12 @@ TensorList EluBackward(const GradCtx& g, const EluAttrs& a) {
 }
 TensorList SeluBackward(const GradCtx& g, const SeluAttrs& a) {
   const Tensor &x = g.input(0), &dy = g.grad_output(0);
-  const Tensor neg = Mul(Op1("Exp", x), Scalar(double(a.gamma) * a.alpha, x));
+  const Tensor neg = Mul(Call1("Exp", {x}), Scalar(double(a.gamma) * a.alpha, x));
   return {Mul(dy, Where(Greater(x, Scalar(0, x)), Scalar(a.gamma, x), neg))};
 }
 TensorList CeluBackward(const GradCtx& g, const EluAttrs& a) {
   const Tensor &x = g.input(0), &dy = g.grad_output(0);
-  const Tensor neg = Mul(dy, Op1("Exp", Div(x, Scalar(a.alpha, x))));
+  const Tensor neg = Mul(dy, Call1("Exp", {Div(x, Scalar(a.alpha, x))}));
   return {Where(Greater(x, Scalar(0, x)), dy, neg)};
 }
 TensorList SigmoidBackward(const GradCtx& g, const NoAttrs&) {
@@ -371,17 +371,17 @@ TensorList HardSigmoidBackward(const GradCtx& g, const HardSigmoidAttrs& a) {
 // y = x * h(x), h = HardSigmoid(1/6, 1/2): dy/dx = h + x * h'(x).
 TensorList HardSwishBackward(const GradCtx& g, const NoAttrs&) {
   const Tensor &x = g.input(0), &dy = g.grad_output(0);
-  const Tensor h = Op1("HardSigmoid", x, {{"alpha", kHardSwishAlpha}, {"beta", 0.5f}});
+  const Tensor h = Call1("HardSigmoid", {x}, {{"alpha", kHardSwishAlpha}, {"beta", 0.5f}});
   const Tensor slope = Masked(Inside01(h), Mul(x, Scalar(kHardSwishAlpha, x)));
   return {Mul(dy, Add(h, slope))};
 }
 TensorList SoftplusBackward(const GradCtx& g, const NoAttrs&) {
-  return {Mul(g.grad_output(0), Op1("Sigmoid", g.input(0)))};
+  return {Mul(g.grad_output(0), Call1("Sigmoid", {g.input(0)}))};
 }
 // d/dx x / (1 + |x|) = 1 / (1 + |x|)^2
 TensorList SoftsignBackward(const GradCtx& g, const NoAttrs&) {
   const Tensor& x = g.input(0);
-  const Tensor t = Add(Scalar(1, x), Op1("Abs", x));
+  const Tensor t = Add(Scalar(1, x), Call1("Abs", {x}));
   return {Div(g.grad_output(0), Mul(t, t))};
 }
 TensorList ThresholdedReluBackward(const GradCtx& g, const ThresholdedReluAttrs& a) {
@@ -391,9 +391,9 @@ TensorList ThresholdedReluBackward(const GradCtx& g, const ThresholdedReluAttrs&
 // y = x * tanh(sp), sp = softplus(x): dy/dx = tanh(sp) + x * (1 - tanh(sp)^2) * sigmoid(x).
 TensorList MishBackward(const GradCtx& g, const NoAttrs&) {
   const Tensor& x = g.input(0);
-  const Tensor t = Op1("Tanh", Op1("Softplus", x));
+  const Tensor t = Call1("Tanh", {Call1("Softplus", {x})});
   const Tensor sech2 = Sub(Scalar(1, x), Mul(t, t));
-  return {Mul(g.grad_output(0), Add(t, Mul(Mul(x, sech2), Op1("Sigmoid", x))))};
+  return {Mul(g.grad_output(0), Add(t, Mul(Mul(x, sech2), Call1("Sigmoid", {x}))))};
 }
 TensorList GeluBackward(const GradCtx& g, const GeluAttrs& a) {
   const Tensor& x = g.input(0);
@@ -404,16 +404,16 @@ TensorList GeluBackward(const GradCtx& g, const GeluAttrs& a) {
     const double c = std::sqrt(2 / M_PI), kc = 0.044715;
     const Tensor x2 = Mul(x, x);
     const Tensor u = Mul(Scalar(c, x), Add(x, Mul(Scalar(kc, x), Mul(x2, x))));
-    const Tensor t = Op1("Tanh", u);
+    const Tensor t = Call1("Tanh", {u});
     const Tensor du = Mul(Scalar(c, x), Add(Scalar(1, x), Mul(Scalar(3 * kc, x), x2)));
     d = Mul(Scalar(0.5, x),
             Add(Add(Scalar(1, x), t), Mul(Mul(x, Sub(Scalar(1, x), Mul(t, t))), du)));
   } else {
     // dy/dx = Phi(x) + x phi(x)
     const Tensor cdf =
-        Mul(Scalar(0.5, x), Add(Scalar(1, x), Op1("Erf", Mul(x, Scalar(M_SQRT1_2, x)))));
-    const Tensor pdf =
-        Mul(Scalar(0.5 * M_2_SQRTPI * M_SQRT1_2, x), Op1("Exp", Mul(Scalar(-0.5, x), Mul(x, x))));
+        Mul(Scalar(0.5, x), Add(Scalar(1, x), Call1("Erf", {Mul(x, Scalar(M_SQRT1_2, x))})));
+    const Tensor pdf = Mul(Scalar(0.5 * M_2_SQRTPI * M_SQRT1_2, x),
+                           Call1("Exp", {Mul(Scalar(-0.5, x), Mul(x, x))}));
     d = Add(cdf, Mul(x, pdf));
   }
   return {Mul(g.grad_output(0), d)};

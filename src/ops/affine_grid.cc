@@ -102,9 +102,9 @@ TensorList Backward(const GradCtx& g, const AffineGridAttrs& a) {
   const Tensor b =
       Tensor::FromVector<double>({points, nd + 1}, base, theta.device()).AsType(theta.dtype());
   const Tensor dg = dgrid.Reshape({n_batch, points, nd});
-  const Tensor dgt = CallOp("Transpose", {dg}, {{"perm", std::vector<int64_t>{0, 2, 1}}})[0];
+  const Tensor dgt = Call1("Transpose", {dg}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
   TensorList d(g.num_inputs());
-  d[0] = CallOp("MatMul", {dgt, b})[0];
+  d[0] = Call1("MatMul", {dgt, b});
   return d;
 }
 

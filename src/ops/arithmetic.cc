@@ -61,7 +61,6 @@ SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c)
 
 // Backward, with framework ops; each input's gradient is summed back over the
 // dimensions it was broadcast along.
-Tensor Op(const char* name, const Tensor& a, const Tensor& b) { return CallOp(name, {a, b})[0]; }
 
 // A is NoAttrs (numpy broadcasting) or the legacy attributes (ops::BroadcastB).
 template <class A>
@@ -72,25 +71,25 @@ TensorList AddBackward(const GradCtx& g, const A& a) {
 template <class A>
 TensorList SubBackward(const GradCtx& g, const A& a) {
   const Tensor& dy = g.grad_output(0);
-  return {ops::SumToShape(dy, g.input(0).shape()), ops::SumToB(CallOp("Neg", {dy})[0], g, a)};
+  return {ops::SumToShape(dy, g.input(0).shape()), ops::SumToB(Call1("Neg", {dy}), g, a)};
 }
 template <class A>
 TensorList MulBackward(const GradCtx& g, const A& a) {
   const Tensor& dy = g.grad_output(0);
   TensorList d(2);
   if (g.needs_grad(0))
-    d[0] = ops::SumToShape(Op("Mul", dy, ops::BroadcastB(g, a)), g.input(0).shape());
-  if (g.needs_grad(1)) d[1] = ops::SumToB(Op("Mul", dy, g.input(0)), g, a);
+    d[0] = ops::SumToShape(Call1("Mul", {dy, ops::BroadcastB(g, a)}), g.input(0).shape());
+  if (g.needs_grad(1)) d[1] = ops::SumToB(Call1("Mul", {dy, g.input(0)}), g, a);
   return d;
 }
 // d(a/b)/da = 1/b; d(a/b)/db = -(a/b)/b
 template <class A>
 TensorList DivBackward(const GradCtx& g, const A& a) {
   const Tensor& dy = g.grad_output(0);
-  const Tensor da = Op("Div", dy, ops::BroadcastB(g, a));
+  const Tensor da = Call1("Div", {dy, ops::BroadcastB(g, a)});
   TensorList d(2);
   if (g.needs_grad(0)) d[0] = ops::SumToShape(da, g.input(0).shape());
-  if (g.needs_grad(1)) d[1] = ops::SumToB(CallOp("Neg", {Op("Mul", da, g.output(0))})[0], g, a);
+  if (g.needs_grad(1)) d[1] = ops::SumToB(Call1("Neg", {Call1("Mul", {da, g.output(0)})}), g, a);
   return d;
 }
 

@@ -455,17 +455,17 @@ void Forward(KernelCtx& k, const AttentionAttrs& a) {
 // split off. qk_matmul_output passes no gradient back.
 
 Tensor Reshape(const Tensor& t, std::vector<int64_t> shape) {
-  return CallOp("Reshape",
-                {t, Tensor::FromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape)})[0];
+  return Call1("Reshape",
+               {t, Tensor::FromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape)});
 }
 Tensor Transpose(const Tensor& t, std::vector<int64_t> perm) {
-  return CallOp("Transpose", {t}, {{"perm", std::move(perm)}})[0];
+  return Call1("Transpose", {t}, {{"perm", std::move(perm)}});
 }
-Tensor MatMul(const Tensor& a, const Tensor& b) { return CallOp("MatMul", {a, b})[0]; }
+Tensor MatMul(const Tensor& a, const Tensor& b) { return Call1("MatMul", {a, b}); }
 // t[..., lo:hi] along `axis`.
 Tensor SliceAxis(const Tensor& t, int64_t axis, int64_t lo, int64_t hi) {
   auto one = [](int64_t v) { return Tensor::FromVector<int64_t>({1}, {v}); };
-  return CallOp("Slice", {t, one(lo), one(hi), one(axis)})[0];
+  return Call1("Slice", {t, one(lo), one(hi), one(axis)});
 }
 
 TensorList Backward(const GradCtx& g, const AttentionAttrs& a) {
@@ -505,7 +505,7 @@ TensorList Backward(const GradCtx& g, const AttentionAttrs& a) {
   const Tensor dp = MatMul(dy4, Transpose(vall, {0, 1, 3, 2}));
   const Tensor ax = Tensor::FromVector<int64_t>({1}, {-1});
   const Tensor ds =
-      Mul(p, Sub(dp, CallOp("ReduceSum", {Mul(dp, p), ax}, {{"keepdims", int64_t{1}}})[0]));
+      Mul(p, Sub(dp, Call1("ReduceSum", {Mul(dp, p), ax}, {{"keepdims", int64_t{1}}})));
   Tensor dr = ds;
   if (a.softcap > 0) {
     attrs["qk_matmul_output_mode"] = int64_t{1};
@@ -547,60 +547,33 @@ TensorList Backward(const GradCtx& g, const AttentionAttrs& a) {
 
 }  // namespace
 
-SINGA_REGISTER_OP(Attention, AttentionAttrs)
-    .since_opset(23)
-    .inputs({"Q", "K", "V", "attn_mask?", "past_key?", "past_value?"})
-    .outputs({"Y", "present_key?", "present_value?", "qk_matmul_output?"})
-    .attr("is_causal", &AttentionAttrs::is_causal)
-    .attr("kv_num_heads", &AttentionAttrs::kv_num_heads)
-    .attr("q_num_heads", &AttentionAttrs::q_num_heads)
-    .attr("qk_matmul_output_mode", &AttentionAttrs::qk_matmul_output_mode)
-    .attr("scale", &AttentionAttrs::scale)
-    .attr("softcap", &AttentionAttrs::softcap)
-    .attr("softmax_precision", &AttentionAttrs::softmax_precision)
-    .dtypes(dtypes::kFloats, {kQ, kK, kV, kPastKey, kPastValue})
-    .dtypes(dtypes::kAllButString, {kMask})
-    .infer(Infer<23>)
-    .kernel(Forward<true>)
-    .reference(Forward<false>)
-    .backward(Backward);
-SINGA_REGISTER_OP(Attention, AttentionAttrs)
-    .since_opset(24)
-    .inputs({"Q", "K", "V", "attn_mask?", "past_key?", "past_value?", "nonpad_kv_seqlen?"})
-    .outputs({"Y", "present_key?", "present_value?", "qk_matmul_output?"})
-    .attr("is_causal", &AttentionAttrs::is_causal)
-    .attr("kv_num_heads", &AttentionAttrs::kv_num_heads)
-    .attr("q_num_heads", &AttentionAttrs::q_num_heads)
-    .attr("qk_matmul_output_mode", &AttentionAttrs::qk_matmul_output_mode)
-    .attr("scale", &AttentionAttrs::scale)
-    .attr("softcap", &AttentionAttrs::softcap)
-    .attr("softmax_precision", &AttentionAttrs::softmax_precision)
-    .dtypes(dtypes::kFloats, {kQ, kK, kV, kPastKey, kPastValue})
-    .dtypes(dtypes::kAllButString, {kMask})
-    .dtypes({DType::kInt64}, {kNonpad})
-    .infer(Infer<24>)
-    .kernel(Forward<true>)
-    .reference(Forward<false>)
-    .backward(Backward);
-SINGA_REGISTER_OP(Attention, AttentionAttrs)
-    .since_opset(25)
-    .inputs({"Q", "K", "V", "attn_mask?", "past_key?", "past_value?", "nonpad_kv_seqlen?"})
-    .outputs({"Y", "present_key?", "present_value?", "qk_matmul_output?"})
-    .attr("is_causal", &AttentionAttrs::is_causal)
-    .attr("kv_num_heads", &AttentionAttrs::kv_num_heads)
-    .attr("q_num_heads", &AttentionAttrs::q_num_heads)
-    .attr("qk_matmul_output_mode", &AttentionAttrs::qk_matmul_output_mode)
-    .attr("scale", &AttentionAttrs::scale)
-    .attr("softcap", &AttentionAttrs::softcap)
-    .attr("softmax_precision", &AttentionAttrs::softmax_precision)
-    .attr("left_window_size", &AttentionAttrs::left_window_size)
-    .attr("right_window_size", &AttentionAttrs::right_window_size)
-    .dtypes(dtypes::kFloats, {kQ, kK, kV, kPastKey, kPastValue})
-    .dtypes(dtypes::kAllButString, {kMask})
-    .dtypes({DType::kInt64}, {kNonpad})
-    .infer(Infer<25>)
-    .kernel(Forward<true>)
-    .reference(Forward<false>)
-    .backward(Backward);
+// 24 added nonpad_kv_seqlen, 25 the sliding window.
+[[maybe_unused]] static const bool kAttention = RegisterVersions<AttentionAttrs>(
+    "Attention", {23, 24, 25}, [](OpBuilder<AttentionAttrs>& b, int v) {
+      b.outputs({"Y", "present_key?", "present_value?", "qk_matmul_output?"})
+          .attr("is_causal", &AttentionAttrs::is_causal)
+          .attr("kv_num_heads", &AttentionAttrs::kv_num_heads)
+          .attr("q_num_heads", &AttentionAttrs::q_num_heads)
+          .attr("qk_matmul_output_mode", &AttentionAttrs::qk_matmul_output_mode)
+          .attr("scale", &AttentionAttrs::scale)
+          .attr("softcap", &AttentionAttrs::softcap)
+          .attr("softmax_precision", &AttentionAttrs::softmax_precision)
+          .dtypes(dtypes::kFloats, {kQ, kK, kV, kPastKey, kPastValue})
+          .dtypes(dtypes::kAllButString, {kMask})
+          .infer(v >= 25   ? Infer<25>
+                 : v >= 24 ? Infer<24>
+                           : Infer<23>)
+          .kernel(Forward<true>)
+          .reference(Forward<false>)
+          .backward(Backward);
+      if (v >= 24)
+        b.inputs({"Q", "K", "V", "attn_mask?", "past_key?", "past_value?", "nonpad_kv_seqlen?"})
+            .dtypes({DType::kInt64}, {kNonpad});
+      else
+        b.inputs({"Q", "K", "V", "attn_mask?", "past_key?", "past_value?"});
+      if (v >= 25)
+        b.attr("left_window_size", &AttentionAttrs::left_window_size)
+            .attr("right_window_size", &AttentionAttrs::right_window_size);
+    });
 
 }  // namespace singa

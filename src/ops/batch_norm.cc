@@ -393,8 +393,8 @@ TensorList Backward(const GradCtx& g, float epsilon, bool training) {
   if (!training && (g.needs_grad(3) || g.needs_grad(4))) {
     const DType dt = var.dtype();
     const Tensor s = scale.AsType(dt), ds = r[1].AsType(dt), db = r[2].AsType(dt);
-    const Tensor inv2 = grad::Op1("Reciprocal", grad::Add(var, grad::Scalar(epsilon, var)));
-    grads[3] = grad::Op1("Neg", grad::Mul(grad::Mul(s, grad::Op1("Sqrt", inv2)), db));
+    const Tensor inv2 = Call1("Reciprocal", {grad::Add(var, grad::Scalar(epsilon, var))});
+    grads[3] = Call1("Neg", {grad::Mul(grad::Mul(s, Call1("Sqrt", {inv2})), db)});
     grads[4] = grad::Mul(grad::Mul(grad::Mul(s, ds), inv2), grad::Scalar(-0.5, var));
   }
   return grads;

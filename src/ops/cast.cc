@@ -113,7 +113,7 @@ TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
   const Tensor& x = g.input(0);
   TensorList d(g.num_inputs());
   if (g.needs_grad(0) && IsFloat(x.dtype()) && IsFloat(g.output(0).dtype()))
-    d[0] = CallOp("CastLike", {g.grad_output(0), x})[0];
+    d[0] = Call1("CastLike", {g.grad_output(0), x});
   return d;
 }
 
@@ -123,66 +123,30 @@ TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
 // saturate (float8), 24 round_mode (float8e8m0). The dtypes added in 9, 13,
 // 21, 23, 24 and 25 change no meaning, so each registration claims every
 // type.
-SINGA_REGISTER_OP(Cast, CastAttrs)
-    .since_opset(6)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("to", &CastAttrs::to, true)
-    .dtypes(CastTypes())
-    .infer(CastInfer)
-    .kernel(CastForward)
-    .backward(CastBackward);
-SINGA_REGISTER_OP(Cast, CastAttrs)
-    .since_opset(19)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("to", &CastAttrs::to, true)
-    .attr("saturate", &CastAttrs::saturate)
-    .dtypes(CastTypes())
-    .infer(CastInfer)
-    .kernel(CastForward)
-    .backward(CastBackward);
-SINGA_REGISTER_OP(Cast, CastAttrs)
-    .since_opset(24)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("to", &CastAttrs::to, true)
-    .attr("saturate", &CastAttrs::saturate)
-    .attr("round_mode", &CastAttrs::round_mode)
-    .dtypes(CastTypes())
-    .infer(CastInfer)
-    .kernel(CastForward)
-    .backward(CastBackward);
-
-SINGA_REGISTER_OP(CastLike, CastAttrs)
-    .since_opset(15)
-    .inputs({"input", "target_type"})
-    .outputs({"output"})
-    .dtypes(CastTypes(), {0})
-    .dtypes(CastTypes(), {1})
-    .infer(CastLikeInfer)
-    .kernel(CastForward)
-    .backward(CastBackward);
-SINGA_REGISTER_OP(CastLike, CastAttrs)
-    .since_opset(19)
-    .inputs({"input", "target_type"})
-    .outputs({"output"})
-    .attr("saturate", &CastAttrs::saturate)
-    .dtypes(CastTypes(), {0})
-    .dtypes(CastTypes(), {1})
-    .infer(CastLikeInfer)
-    .kernel(CastForward)
-    .backward(CastBackward);
-SINGA_REGISTER_OP(CastLike, CastAttrs)
-    .since_opset(24)
-    .inputs({"input", "target_type"})
-    .outputs({"output"})
-    .attr("saturate", &CastAttrs::saturate)
-    .attr("round_mode", &CastAttrs::round_mode)
-    .dtypes(CastTypes(), {0})
-    .dtypes(CastTypes(), {1})
-    .infer(CastLikeInfer)
-    .kernel(CastForward)
-    .backward(CastBackward);
+// 19 added `saturate` (float8 targets), 24 `round_mode` (float8e8m0).
+[[maybe_unused]] static const bool kCast =
+    RegisterVersions<CastAttrs>("Cast", {6, 19, 24}, [](OpBuilder<CastAttrs>& b, int v) {
+      b.inputs({"input"})
+          .outputs({"output"})
+          .attr("to", &CastAttrs::to, true)
+          .dtypes(CastTypes())
+          .infer(CastInfer)
+          .kernel(CastForward)
+          .backward(CastBackward);
+      if (v >= 19) b.attr("saturate", &CastAttrs::saturate);
+      if (v >= 24) b.attr("round_mode", &CastAttrs::round_mode);
+    });
+[[maybe_unused]] static const bool kCastLike =
+    RegisterVersions<CastAttrs>("CastLike", {15, 19, 24}, [](OpBuilder<CastAttrs>& b, int v) {
+      b.inputs({"input", "target_type"})
+          .outputs({"output"})
+          .dtypes(CastTypes(), {0})
+          .dtypes(CastTypes(), {1})
+          .infer(CastLikeInfer)
+          .kernel(CastForward)
+          .backward(CastBackward);
+      if (v >= 19) b.attr("saturate", &CastAttrs::saturate);
+      if (v >= 24) b.attr("round_mode", &CastAttrs::round_mode);
+    });
 
 }  // namespace singa

@@ -100,14 +100,14 @@ TensorList Backward(const GradCtx& g, const CausalConvAttrs& a) {
   const Tensor past = g.has_input(kPast)
                           ? g.input(kPast)
                           : Tensor::Zeros({batch, ch, kw - 1}, x.dtype(), x.device());
-  const Tensor padded = CallOp("Concat", {past, x}, {{"axis", int64_t{2}}})[0];
+  const Tensor padded = Call1("Concat", {past, x}, {{"axis", int64_t{2}}});
   Tensor dz = g.grad_output(0);
   if (!dz.defined()) dz = grad::ZerosLike(x);
   if (a.activation != "none") {
     TensorList conv_in = {padded, w};
     if (g.has_input(kBias)) conv_in.push_back(g.input(kBias));
-    const Tensor z = CallOp("Conv", conv_in, {{"group", ch}})[0];
-    const Tensor sg = grad::Op1("Sigmoid", z);
+    const Tensor z = Call1("Conv", conv_in, {{"group", ch}});
+    const Tensor sg = Call1("Sigmoid", {z});
     dz = Mul(dz, Add(sg, Mul(z, Mul(sg, Sub(Scalar(1, sg), sg)))));
   }
   auto run = [&](const char* name, TensorList in, const Shape& shape, int outputs) {
@@ -119,11 +119,11 @@ TensorList Backward(const GradCtx& g, const CausalConvAttrs& a) {
   if (g.num_outputs() > 1 && g.grad_output(1).defined())
     dpadded = Add(
         dpadded,
-        CallOp("Concat", {Tensor::Zeros({batch, ch, len}, x.dtype(), x.device()), g.grad_output(1)},
-               {{"axis", int64_t{2}}})[0]);
+        Call1("Concat", {Tensor::Zeros({batch, ch, len}, x.dtype(), x.device()), g.grad_output(1)},
+              {{"axis", int64_t{2}}}));
   auto slice = [&](int64_t lo, int64_t hi) {
     auto one = [](int64_t v) { return Tensor::FromVector<int64_t>({1}, {v}); };
-    return CallOp("Slice", {dpadded, one(lo), one(hi), one(2)})[0];
+    return Call1("Slice", {dpadded, one(lo), one(hi), one(2)});
   };
   if (g.needs_grad(kInput)) grads[kInput] = slice(kw - 1, kw - 1 + len);
   if (g.has_input(kPast) && g.needs_grad(kPast)) grads[kPast] = slice(0, kw - 1);

@@ -69,7 +69,7 @@ TensorList Backward(const GradCtx& g, const CenterCropPadAttrs& a) {
   std::vector<int64_t> len;
   for (int64_t d : axes) len.push_back(x.shape()[d]);
   const Tensor shape = Tensor::FromVector<int64_t>({static_cast<int64_t>(len.size())}, len);
-  return {CallOp("CenterCropPad", {g.grad_output(0), shape}, {{"axes", axes}})[0], Tensor()};
+  return {Call1("CenterCropPad", {g.grad_output(0), shape}, {{"axes", axes}}), Tensor()};
 }
 
 }  // namespace

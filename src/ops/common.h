@@ -45,7 +45,7 @@ inline Tensor SumToShape(const Tensor& g, const Shape& shape) {
   Tensor s = g;
   if (!axes.empty()) {
     Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
-    s = CallOp("ReduceSum", {g, ax}, {{"keepdims", int64_t{1}}})[0];
+    s = Call1("ReduceSum", {g, ax}, {{"keepdims", int64_t{1}}});
   }
   return s.Reshape(shape);
 }

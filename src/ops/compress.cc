@@ -83,44 +83,24 @@ TensorList Backward(const GradCtx& g, const CompressAttrs& a) {
   // Flattened: the positions are distinct, so a scatter places each once.
   const int64_t k = static_cast<int64_t>(sel.size());
   const Tensor idx = Tensor::FromVector<int64_t>({k}, sel);
-  const Tensor flat =
-      CallOp("ScatterElements",
-             {Tensor::Zeros({x.numel()}, dy.dtype(), dy.device()), idx, dy.Reshape({k})})[0];
+  const Tensor flat = Call1("ScatterElements", {Tensor::Zeros({x.numel()}, dy.dtype(), dy.device()),
+                                                idx, dy.Reshape({k})});
   return {flat.Reshape(x.shape()), Tensor()};
 }
 
 }  // namespace
 
-SINGA_REGISTER_OP(Compress, CompressAttrs)
-    .since_opset(9)
-    .inputs({"input", "condition"})
-    .outputs({"output"})
-    .attr("axis", &CompressAttrs::axis)
-    .dtypes(ops::kAllButBFloat16, {0})
-    .dtypes({DType::kBool}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
 // 11 allowed negative axes; 28 added bfloat16.
-SINGA_REGISTER_OP(Compress, CompressAttrs)
-    .since_opset(11)
-    .inputs({"input", "condition"})
-    .outputs({"output"})
-    .attr("axis", &CompressAttrs::axis)
-    .dtypes(ops::kAllButBFloat16, {0})
-    .dtypes({DType::kBool}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
-SINGA_REGISTER_OP(Compress, CompressAttrs)
-    .since_opset(28)
-    .inputs({"input", "condition"})
-    .outputs({"output"})
-    .attr("axis", &CompressAttrs::axis)
-    .dtypes(dtypes::kAll, {0})
-    .dtypes({DType::kBool}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
+[[maybe_unused]] static const bool kCompress = RegisterVersions<CompressAttrs>(
+    "Compress", {9, 11, 28}, [](OpBuilder<CompressAttrs>& b, int v) {
+      b.inputs({"input", "condition"})
+          .outputs({"output"})
+          .attr("axis", &CompressAttrs::axis)
+          .dtypes(v >= 28 ? dtypes::kAll : ops::kAllButBFloat16, {0})
+          .dtypes({DType::kBool}, {1})
+          .infer(Infer)
+          .kernel(Forward)
+          .backward(Backward);
+    });
 
 }  // namespace singa

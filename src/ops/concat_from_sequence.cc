@@ -23,9 +23,9 @@ ValueList ConcatFromSequence(const ValueCtx& c, const ConcatFromSequenceAttrs& a
   TensorList parts = seq;
   if (new_axis) {
     const Tensor axes = Tensor::FromVector<int64_t>({1}, {axis}, seq[0].device());
-    for (Tensor& p : parts) p = CallOp("Unsqueeze", {p, axes})[0];
+    for (Tensor& p : parts) p = Call1("Unsqueeze", {p, axes});
   }
-  return {CallOp("Concat", parts, {{"axis", axis}})[0]};
+  return {Call1("Concat", parts, {{"axis", axis}})};
 }
 
 }  // namespace

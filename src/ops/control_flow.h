@@ -38,8 +38,8 @@ inline Tensor Stack(const ValueCtx& c, const ValueList& vs, int64_t axis, DType 
   const Tensor axes = Tensor::FromVector<int64_t>({1}, {axis}, c.device());
   TensorList parts;
   for (const Value& v : vs)
-    parts.push_back(CallOp("Unsqueeze", {TensorOf(c, v, "a scan output"), axes})[0]);
-  return CallOp("Concat", parts, {{"axis", axis}})[0];
+    parts.push_back(Call1("Unsqueeze", {TensorOf(c, v, "a scan output"), axes}));
+  return Call1("Concat", parts, {{"axis", axis}});
 }
 
 }  // namespace singa::control_flow

@@ -981,8 +981,8 @@ TensorList ConvBackward(const GradCtx& g, const ConvAttrs& a) {
   } else if (need_b) {
     std::vector<int64_t> axes = {0};
     for (int64_t d = 2; d < dy.ndim(); ++d) axes.push_back(d);
-    grads[2] = CallOp("ReduceSum", {dy, Tensor::FromVector<int64_t>({dy.ndim() - 1}, axes)},
-                      {{"keepdims", int64_t{0}}})[0];
+    grads[2] = Call1("ReduceSum", {dy, Tensor::FromVector<int64_t>({dy.ndim() - 1}, axes)},
+                     {{"keepdims", int64_t{0}}});
   }
   return grads;
 }

@@ -280,7 +280,7 @@ Tensor PaddedGrad(const Tensor& dy, const Geometry& g) {
     p[2 + i] = g.pad_begin[i];
     p[g.nd + 4 + i] = g.pad_end[i];
   }
-  return CallOp("Pad", {dy, Tensor::FromVector<int64_t>({static_cast<int64_t>(p.size())}, p)})[0];
+  return Call1("Pad", {dy, Tensor::FromVector<int64_t>({static_cast<int64_t>(p.size())}, p)});
 }
 
 TensorList Backward(const GradCtx& gc, const ConvTransposeAttrs& a) {
@@ -298,11 +298,11 @@ TensorList Backward(const GradCtx& gc, const ConvTransposeAttrs& a) {
   }
   TensorList d(gc.num_inputs());
   if (gc.needs_grad(0))
-    d[0] = CallOp("Conv", {src, w},
-                  {{"dilations", cg.dilation},
-                   {"group", a.group},
-                   {"pads", cg.pads()},
-                   {"strides", cg.stride}})[0];
+    d[0] = Call1("Conv", {src, w},
+                 {{"dilations", cg.dilation},
+                  {"group", a.group},
+                  {"pads", cg.pads()},
+                  {"strides", cg.stride}});
   // An output_padding of a stride or more leaves trailing Y positions no X
   // position reaches: Conv then sees extra windows past X's end.
   if (d[0].defined() && d[0].shape() != x.shape())
@@ -322,8 +322,8 @@ TensorList Backward(const GradCtx& gc, const ConvTransposeAttrs& a) {
   if (gc.has_input(2) && gc.needs_grad(2)) {
     std::vector<int64_t> axes = {0};
     for (int64_t i = 2; i < dy.ndim(); ++i) axes.push_back(i);
-    d[2] = CallOp("ReduceSum", {dy, Tensor::FromVector<int64_t>({dy.ndim() - 1}, axes)},
-                  {{"keepdims", int64_t{0}}})[0];
+    d[2] = Call1("ReduceSum", {dy, Tensor::FromVector<int64_t>({dy.ndim() - 1}, axes)},
+                 {{"keepdims", int64_t{0}}});
   }
   return d;
 }

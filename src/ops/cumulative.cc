@@ -70,14 +70,13 @@ AttrMap Flipped(const CumAttrs& a) {
 
 // Each x_j feeds every later (earlier, when reversed) output once.
 TensorList CumSumBackward(const GradCtx& g, const CumAttrs& a) {
-  return {CallOp("CumSum", {g.grad_output(0), g.input(1)}, Flipped(a))[0], Tensor()};
+  return {Call1("CumSum", {g.grad_output(0), g.input(1)}, Flipped(a)), Tensor()};
 }
 // NOTE: d y_i / d x_j = y_i / x_j for each y_i that x_j feeds, so the
 // gradient is the flipped running sum of dy * y divided by x: defined for
 // nonzero x only (zeros give inf/NaN, as the formula does).
 TensorList CumProdBackward(const GradCtx& g, const CumAttrs& a) {
-  const Tensor s =
-      CallOp("CumSum", {Mul(g.grad_output(0), g.output(0)), g.input(1)}, Flipped(a))[0];
+  const Tensor s = Call1("CumSum", {Mul(g.grad_output(0), g.output(0)), g.input(1)}, Flipped(a));
   return {Div(s, g.input(0)), Tensor()};
 }
 

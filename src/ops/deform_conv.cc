@@ -259,8 +259,8 @@ TensorList Backward(const GradCtx& g, const DeformConvAttrs& a) {
   if (has_mask) d[4] = r[3];
   if (g.has_input(3) && g.needs_grad(3)) {
     const Tensor& dy = g.grad_output(0);
-    d[3] = CallOp("ReduceSum", {dy, Tensor::FromVector<int64_t>({3}, {0, 2, 3})},
-                  {{"keepdims", int64_t{0}}})[0];
+    d[3] = Call1("ReduceSum", {dy, Tensor::FromVector<int64_t>({3}, {0, 2, 3})},
+                 {{"keepdims", int64_t{0}}});
   }
   return d;
 }

@@ -90,7 +90,7 @@ Tensor Unmove(const Tensor& dy, const Plan& p, const Shape& x) {
   std::vector<int64_t> inv(p.perm.size());
   for (size_t i = 0; i < p.perm.size(); ++i) inv[p.perm[i]] = static_cast<int64_t>(i);
   const Tensor t =
-      CallOp("Transpose", {dy.Contiguous().Reshape(Permuted(p.in6, p.perm))}, {{"perm", inv}})[0];
+      Call1("Transpose", {dy.Contiguous().Reshape(Permuted(p.in6, p.perm))}, {{"perm", inv}});
   return t.Reshape(x);
 }
 TensorList D2SBackward(const GradCtx& g, const D2SAttrs& a) {
@@ -105,65 +105,30 @@ TensorList S2DBackward(const GradCtx& g, const S2DAttrs& a) {
 }  // namespace
 
 // Opset 1 has no mode attribute: always DCR.
-SINGA_REGISTER_OP(DepthToSpace, D2SAttrs)
-    .since_opset(1)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("blocksize", &D2SAttrs::blocksize, true)
-    .dtypes(ops::kAllButBFloat16)
-    .infer(D2SInfer)
-    .kernel(D2SForward)
-    .backward(D2SBackward);
-SINGA_REGISTER_OP(DepthToSpace, D2SAttrs)
-    .since_opset(11)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("blocksize", &D2SAttrs::blocksize, true)
-    .attr("mode", &D2SAttrs::mode)
-    .dtypes(ops::kAllButBFloat16)
-    .infer(D2SInfer)
-    .kernel(D2SForward)
-    .backward(D2SBackward);
-// 13 added bfloat16.
-SINGA_REGISTER_OP(DepthToSpace, D2SAttrs)
-    .since_opset(13)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("blocksize", &D2SAttrs::blocksize, true)
-    .attr("mode", &D2SAttrs::mode)
-    .dtypes(dtypes::kAll)
-    .infer(D2SInfer)
-    .kernel(D2SForward)
-    .backward(D2SBackward);
-SINGA_REGISTER_OP(SpaceToDepth, S2DAttrs)
-    .since_opset(1)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("blocksize", &S2DAttrs::blocksize, true)
-    .dtypes(ops::kAllButBFloat16)
-    .infer(S2DInfer)
-    .kernel(S2DForward)
-    .backward(S2DBackward);
-SINGA_REGISTER_OP(SpaceToDepth, S2DAttrs)
-    .since_opset(13)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("blocksize", &S2DAttrs::blocksize, true)
-    .dtypes(dtypes::kAll)
-    .infer(S2DInfer)
-    .kernel(S2DForward)
-    .backward(S2DBackward);
-
-// 28 added `mode` (CRD is the inverse of DepthToSpace's CRD).
-SINGA_REGISTER_OP(SpaceToDepth, S2DAttrs)
-    .since_opset(28)
-    .inputs({"input"})
-    .outputs({"output"})
-    .attr("blocksize", &S2DAttrs::blocksize, true)
-    .attr("mode", &S2DAttrs::mode)
-    .dtypes(dtypes::kAll)
-    .infer(S2DInfer)
-    .kernel(S2DForward)
-    .backward(S2DBackward);
+// DepthToSpace: 11 added `mode`, 13 bfloat16.
+[[maybe_unused]] static const bool kDepthToSpace =
+    RegisterVersions<D2SAttrs>("DepthToSpace", {1, 11, 13}, [](OpBuilder<D2SAttrs>& b, int v) {
+      b.inputs({"input"})
+          .outputs({"output"})
+          .attr("blocksize", &D2SAttrs::blocksize, true)
+          .dtypes(v >= 13 ? dtypes::kAll : ops::kAllButBFloat16)
+          .infer(D2SInfer)
+          .kernel(D2SForward)
+          .backward(D2SBackward);
+      if (v >= 11) b.attr("mode", &D2SAttrs::mode);
+    });
+// SpaceToDepth: 13 added bfloat16, 28 `mode` (CRD is the inverse of
+// DepthToSpace's CRD).
+[[maybe_unused]] static const bool kSpaceToDepth =
+    RegisterVersions<S2DAttrs>("SpaceToDepth", {1, 13, 28}, [](OpBuilder<S2DAttrs>& b, int v) {
+      b.inputs({"input"})
+          .outputs({"output"})
+          .attr("blocksize", &S2DAttrs::blocksize, true)
+          .dtypes(v >= 13 ? dtypes::kAll : ops::kAllButBFloat16)
+          .infer(S2DInfer)
+          .kernel(S2DForward)
+          .backward(S2DBackward);
+      if (v >= 28) b.attr("mode", &S2DAttrs::mode);
+    });
 
 }  // namespace singa

@@ -286,7 +286,7 @@ TensorList Backward(const GradCtx& g, const EinsumAttrs& a) {
     for (int j = 0; j < n; ++j) {
       if (j == i) continue;
       eq += "," + term(p.terms[j]);
-      ops_in.push_back(CallOp("Expand", {g.input(j), ints(full(p.terms[j]))})[0]);
+      ops_in.push_back(Call1("Expand", {g.input(j), ints(full(p.terms[j]))}));
       seen.insert(seen.end(), p.terms[j].begin(), p.terms[j].end());
     }
     std::vector<int> keep;
@@ -298,14 +298,14 @@ TensorList Backward(const GradCtx& g, const EinsumAttrs& a) {
         missing.push_back(static_cast<int64_t>(x));
     }
     // Opset 28's version takes bfloat16 too.
-    Tensor r = CallOp("Einsum", ops_in, {{"equation", eq + "->" + term(keep)}}, 28)[0];
+    Tensor r = Call1("Einsum", ops_in, {{"equation", eq + "->" + term(keep)}}, 28);
     if (!missing.empty()) {
-      r = CallOp("Unsqueeze", {r, ints(missing)})[0];
-      r = CallOp("Expand", {r, ints(full(uniq))})[0];
+      r = Call1("Unsqueeze", {r, ints(missing)});
+      r = Call1("Expand", {r, ints(full(uniq))});
     }
     if (!repeats.empty()) {
       // Spread onto the diagonal: 1 where every repeat equals its first occurrence.
-      r = CallOp("Expand", {CallOp("Unsqueeze", {r, ints(repeats)})[0], ints(full(ti))})[0];
+      r = Call1("Expand", {Call1("Unsqueeze", {r, ints(repeats)}), ints(full(ti))});
       const std::vector<int64_t> shape = full(ti);
       int64_t count = 1;
       for (int64_t v : shape) count *= v;
@@ -321,8 +321,7 @@ TensorList Backward(const GradCtx& g, const EinsumAttrs& a) {
              --d)
           idx[d] = 0;
       }
-      r = CallOp("Mul",
-                 {r, Tensor::FromVector<double>(shape, mask, r.device()).AsType(r.dtype())})[0];
+      r = Call1("Mul", {r, Tensor::FromVector<double>(shape, mask, r.device()).AsType(r.dtype())});
     }
     grads[i] = ops::SumToShape(r, g.input(i).shape());
   }

@@ -122,13 +122,13 @@ void Forward(KernelCtx& k, const FlexAttentionAttrs& a) {
 //   dV = P^T dY,  dP = dY V^T,  dS = P * (dP - rowsum(dP * P))
 //   dQ = s dS (s K),  dK = s dS^T (s Q)
 Tensor Reshape(const Tensor& t, std::vector<int64_t> shape) {
-  return CallOp("Reshape",
-                {t, Tensor::FromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape)})[0];
+  return Call1("Reshape",
+               {t, Tensor::FromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape)});
 }
 Tensor SwapLast(const Tensor& t) {
-  return CallOp("Transpose", {t}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}})[0];
+  return Call1("Transpose", {t}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
 }
-Tensor MatMul(const Tensor& a, const Tensor& b) { return CallOp("MatMul", {a, b})[0]; }
+Tensor MatMul(const Tensor& a, const Tensor& b) { return Call1("MatMul", {a, b}); }
 
 TensorList Backward(const GradCtx& g, const FlexAttentionAttrs& a) {
   using grad::Mul, grad::Sub, grad::Scalar;
@@ -140,12 +140,12 @@ TensorList Backward(const GradCtx& g, const FlexAttentionAttrs& a) {
   const double scale = a.scale ? *a.scale : 1.0 / std::sqrt(static_cast<double>(e));
   const Tensor s = Scalar(std::sqrt(scale), q);
   const Tensor qs = Mul(Reshape(q, {b, hkv, group * l, e}), s), ks = Mul(k, s);
-  const Tensor p = CallOp("Softmax", {MatMul(qs, SwapLast(ks))}, {{"axis", int64_t{-1}}})[0];
+  const Tensor p = Call1("Softmax", {MatMul(qs, SwapLast(ks))}, {{"axis", int64_t{-1}}});
   const Tensor dy4 = Reshape(dy, {b, hkv, group * l, ev});
   const Tensor dp = MatMul(dy4, SwapLast(v));
   const Tensor ax = Tensor::FromVector<int64_t>({1}, {-1});
   const Tensor ds =
-      Mul(p, Sub(dp, CallOp("ReduceSum", {Mul(dp, p), ax}, {{"keepdims", int64_t{1}}})[0]));
+      Mul(p, Sub(dp, Call1("ReduceSum", {Mul(dp, p), ax}, {{"keepdims", int64_t{1}}})));
   return {Reshape(Mul(MatMul(ds, ks), s), {b, hq, l, e}), Mul(MatMul(SwapLast(ds), qs), s),
           MatMul(SwapLast(p), dy4)};
 }
@@ -153,7 +153,7 @@ TensorList Backward(const GradCtx& g, const FlexAttentionAttrs& a) {
 // ---- with score_mod / prob_mod ---------------------------------------------
 Tensor As(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
-  return CallOp("Cast", {t}, {{"to", static_cast<int64_t>(dtype)}})[0];
+  return Call1("Cast", {t}, {{"to", static_cast<int64_t>(dtype)}});
 }
 
 // (B, Hkv, S, D) -> (B, Hkv * group, S, D), each KV head repeated `group`
@@ -162,9 +162,9 @@ Tensor RepeatHeads(const Tensor& t, int64_t group) {
   if (group == 1) return t;
   const Shape& d = t.shape();
   const Tensor axis = Tensor::FromVector<int64_t>({1}, {2}, t.device());
-  const Tensor wide = CallOp(
-      "Expand", {CallOp("Unsqueeze", {t, axis})[0],
-                 Tensor::FromVector<int64_t>({5}, {d[0], d[1], group, d[2], d[3]}, t.device())})[0];
+  const Tensor wide = Call1(
+      "Expand", {Call1("Unsqueeze", {t, axis}),
+                 Tensor::FromVector<int64_t>({5}, {d[0], d[1], group, d[2], d[3]}, t.device())});
   return Reshape(wide, {d[0], d[1] * group, d[2], d[3]});
 }
 
@@ -192,8 +192,8 @@ ValueList WithModifiers(const ValueCtx& c, const FlexAttentionAttrs& a) {
   const Tensor s =
       As(Tensor::Scalar<float>(std::sqrt(static_cast<float>(scale)), q.device()), q.dtype());
   const int64_t group = q.dim(1) / k.dim(1);
-  const Tensor ks = CallOp("Mul", {RepeatHeads(k, group), s})[0];
-  Tensor scores = MatMul(CallOp("Mul", {q, s})[0], SwapLast(ks));
+  const Tensor ks = Call1("Mul", {RepeatHeads(k, group), s});
+  Tensor scores = MatMul(Call1("Mul", {q, s}), SwapLast(ks));
   auto modify = [&](Tensor x, const SubgraphPtr& graph, const char* name) {
     if (!graph) return x;
     ValueList out = c.RunGraph(*graph, {x}, name);
@@ -206,7 +206,7 @@ ValueList WithModifiers(const ValueCtx& c, const FlexAttentionAttrs& a) {
   };
   scores = modify(As(scores, precision), a.score_mod, "score_mod");
   const Tensor probs =
-      modify(CallOp("Softmax", {scores}, {{"axis", int64_t{-1}}})[0], a.prob_mod, "prob_mod");
+      modify(Call1("Softmax", {scores}, {{"axis", int64_t{-1}}}), a.prob_mod, "prob_mod");
   return {As(MatMul(probs, As(RepeatHeads(v, group), precision)), v.dtype())};
 }
 

@@ -40,10 +40,10 @@ void Forward(KernelCtx& k, const GatherElementsAttrs& a) {
 TensorList Backward(const GradCtx& g, const GatherElementsAttrs& a) {
   TensorList d(2);
   const Tensor& x = g.input(0);
-  d[0] = CallOp("ScatterElements",
-                {Tensor::Zeros(x.shape(), g.grad_output(0).dtype(), x.device()), g.input(1),
-                 g.grad_output(0)},
-                {{"axis", a.axis}, {"reduction", std::string("add")}})[0];
+  d[0] = Call1("ScatterElements",
+               {Tensor::Zeros(x.shape(), g.grad_output(0).dtype(), x.device()), g.input(1),
+                g.grad_output(0)},
+               {{"axis", a.axis}, {"reduction", std::string("add")}});
   return d;
 }
 

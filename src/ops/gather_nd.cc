@@ -123,42 +123,23 @@ TensorList Backward(const GradCtx& g, const GatherNDAttrs& a) {
     full = Tensor::FromVector<int64_t>(s, v);
   }
   const Tensor zeros = Tensor::Zeros(x.shape(), x.dtype(), x.device());
-  return {
-      CallOp("ScatterND", {zeros, full, g.grad_output(0)}, {{"reduction", std::string("add")}})[0],
-      Tensor()};
+  return {Call1("ScatterND", {zeros, full, g.grad_output(0)}, {{"reduction", std::string("add")}}),
+          Tensor()};
 }
 
 }  // namespace
 
-SINGA_REGISTER_OP(GatherND, GatherNDAttrs)
-    .since_opset(11)
-    .inputs({"data", "indices"})
-    .outputs({"output"})
-    .dtypes(ops::kAllButBFloat16, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
 // 12 added batch_dims; 13 bfloat16.
-SINGA_REGISTER_OP(GatherND, GatherNDAttrs)
-    .since_opset(12)
-    .inputs({"data", "indices"})
-    .outputs({"output"})
-    .attr("batch_dims", &GatherNDAttrs::batch_dims)
-    .dtypes(ops::kAllButBFloat16, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
-SINGA_REGISTER_OP(GatherND, GatherNDAttrs)
-    .since_opset(13)
-    .inputs({"data", "indices"})
-    .outputs({"output"})
-    .attr("batch_dims", &GatherNDAttrs::batch_dims)
-    .dtypes(dtypes::kAll, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
+[[maybe_unused]] static const bool kGatherND = RegisterVersions<GatherNDAttrs>(
+    "GatherND", {11, 12, 13}, [](OpBuilder<GatherNDAttrs>& b, int v) {
+      b.inputs({"data", "indices"})
+          .outputs({"output"})
+          .dtypes(v >= 13 ? dtypes::kAll : ops::kAllButBFloat16, {0})
+          .dtypes({DType::kInt64}, {1})
+          .infer(Infer)
+          .kernel(Forward)
+          .backward(Backward);
+      if (v >= 12) b.attr("batch_dims", &GatherNDAttrs::batch_dims);
+    });
 
 }  // namespace singa

@@ -77,7 +77,7 @@ void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
 Tensor Scaled(const Tensor& t, float s) {
   if (s == 1.0f) return t;
   const Tensor k = Tensor::Full({}, static_cast<double>(s), t.dtype(), t.device());
-  return CallOp("Mul", {t, k})[0];
+  return Call1("Mul", {t, k});
 }
 
 // With A' and B' the (possibly transposed) operands: dA' = alpha * dY @ B'^T,
@@ -89,11 +89,11 @@ TensorList GemmBackward(const GradCtx& g, const GemmAttrs& attrs) {
   const Tensor& dy = g.grad_output(0);
   TensorList d(g.num_inputs());
   if (g.needs_grad(0)) {
-    const Tensor da = Scaled(CallOp("MatMul", {dy, b.Transpose()})[0], attrs.alpha);
+    const Tensor da = Scaled(Call1("MatMul", {dy, b.Transpose()}), attrs.alpha);
     d[0] = attrs.transA ? da.Transpose() : da;
   }
   if (g.needs_grad(1)) {
-    const Tensor db = Scaled(CallOp("MatMul", {a.Transpose(), dy})[0], attrs.alpha);
+    const Tensor db = Scaled(Call1("MatMul", {a.Transpose(), dy}), attrs.alpha);
     d[1] = attrs.transB ? db.Transpose() : db;
   }
   if (g.needs_grad(2)) d[2] = Scaled(ops::SumToShape(dy, g.input(2).shape()), attrs.beta);

@@ -1,4 +1,4 @@
-// Shorthands for backward functions: each is one framework op (CallOp), so a
+// Shorthands for backward functions: each is one framework op (Call1), so a
 // backward reads as its formula. Backward runs with grad mode off. Constants
 // are made on the device of the tensor they pair with, so a backward runs
 // where its inputs live.
@@ -10,22 +10,16 @@
 
 namespace singa::grad {
 
-inline Tensor Op1(std::string_view name, const Tensor& a, const AttrMap& attrs = {}) {
-  return CallOp(name, {a}, attrs)[0];
-}
-inline Tensor Op2(std::string_view name, const Tensor& a, const Tensor& b) {
-  return CallOp(name, {a, b})[0];
-}
-inline Tensor Add(const Tensor& a, const Tensor& b) { return Op2("Add", a, b); }
-inline Tensor Sub(const Tensor& a, const Tensor& b) { return Op2("Sub", a, b); }
-inline Tensor Mul(const Tensor& a, const Tensor& b) { return Op2("Mul", a, b); }
-inline Tensor Div(const Tensor& a, const Tensor& b) { return Op2("Div", a, b); }
-inline Tensor Greater(const Tensor& a, const Tensor& b) { return Op2("Greater", a, b); }
-inline Tensor Less(const Tensor& a, const Tensor& b) { return Op2("Less", a, b); }
-inline Tensor And(const Tensor& a, const Tensor& b) { return Op2("And", a, b); }
-inline Tensor Not(const Tensor& a) { return Op1("Not", a); }
+inline Tensor Add(const Tensor& a, const Tensor& b) { return Call1("Add", {a, b}); }
+inline Tensor Sub(const Tensor& a, const Tensor& b) { return Call1("Sub", {a, b}); }
+inline Tensor Mul(const Tensor& a, const Tensor& b) { return Call1("Mul", {a, b}); }
+inline Tensor Div(const Tensor& a, const Tensor& b) { return Call1("Div", {a, b}); }
+inline Tensor Greater(const Tensor& a, const Tensor& b) { return Call1("Greater", {a, b}); }
+inline Tensor Less(const Tensor& a, const Tensor& b) { return Call1("Less", {a, b}); }
+inline Tensor And(const Tensor& a, const Tensor& b) { return Call1("And", {a, b}); }
+inline Tensor Not(const Tensor& a) { return Call1("Not", {a}); }
 inline Tensor Where(const Tensor& c, const Tensor& a, const Tensor& b) {
-  return CallOp("Where", {c, a, b})[0];
+  return Call1("Where", {c, a, b});
 }
 // A 0-d constant of `like`'s dtype on its device (broadcasts against anything).
 inline Tensor Scalar(double v, const Tensor& like) {

@@ -96,18 +96,18 @@ inline TensorList GroupNormBackward(const GradCtx& g, int64_t groups, bool per_c
     return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
   };
   auto reshape = [&](const Tensor& t, std::vector<int64_t> s) {
-    return CallOp("Reshape", {t, ints(std::move(s))})[0];
+    return Call1("Reshape", {t, ints(std::move(s))});
   };
   const Tensor ax2 = ints({2});
   auto mean = [&](const Tensor& t) {
-    return CallOp("ReduceMean", {t, ax2}, {{"keepdims", int64_t{1}}})[0];
+    return Call1("ReduceMean", {t, ax2}, {{"keepdims", int64_t{1}}});
   };
   // Rows (N, G, M); scale as (1, G, M / spatial, 1) or (1, G, 1, 1) on (N, G, C/G, spatial).
   const Tensor xr = reshape(x, {n, groups, -1});
   const Tensor mu = mean(xr);
   const Tensor xc = Sub(xr, mu);
   const Tensor inv =
-      grad::Op1("Reciprocal", grad::Op1("Sqrt", Add(mean(Mul(xc, xc)), Scalar(epsilon, x))));
+      Call1("Reciprocal", {Call1("Sqrt", {Add(mean(Mul(xc, xc)), Scalar(epsilon, x))})});
   const Tensor xhat = Mul(xc, inv);
   const Tensor dy4 = reshape(dy, {n, groups, c / groups, -1});
   const Tensor s4 =
@@ -121,7 +121,7 @@ inline TensorList GroupNormBackward(const GradCtx& g, int64_t groups, bool per_c
   const std::vector<int64_t> keep =
       per_channel ? std::vector<int64_t>{0, 3} : std::vector<int64_t>{0, 2, 3};
   auto sum_to_param = [&](const Tensor& t) {
-    const Tensor s = CallOp("ReduceSum", {t, ints(keep)}, {{"keepdims", int64_t{0}}})[0];
+    const Tensor s = Call1("ReduceSum", {t, ints(keep)}, {{"keepdims", int64_t{0}}});
     return reshape(s, scale.shape());
   };
   if (g.needs_grad(1))

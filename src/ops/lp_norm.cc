@@ -62,10 +62,10 @@ TensorList Backward(const GradCtx& g, const LpNormAttrs& a) {
   const int64_t axis = NormalizeAxis(a.axis, x.ndim(), "LpNormalization");
   const Tensor ax = Tensor::FromVector<int64_t>({1}, {axis});
   auto sum = [&](const Tensor& t) {
-    return CallOp("ReduceSum", {t, ax}, {{"keepdims", int64_t{1}}})[0];
+    return Call1("ReduceSum", {t, ax}, {{"keepdims", int64_t{1}}});
   };
-  const Tensor norm = a.p == 1 ? sum(grad::Op1("Abs", x)) : grad::Op1("Sqrt", sum(Mul(x, x)));
-  const Tensor dir = a.p == 1 ? grad::Op1("Sign", x) : y;
+  const Tensor norm = a.p == 1 ? sum(Call1("Abs", {x})) : Call1("Sqrt", {sum(Mul(x, x))});
+  const Tensor dir = a.p == 1 ? Call1("Sign", {x}) : y;
   return {Div(Sub(dy, Mul(dir, sum(Mul(dy, y)))), norm)};
 }
 

@@ -93,16 +93,16 @@ void Forward(KernelCtx& k, const LpPoolAttrs& a) {
 }
 
 TensorList Backward(const GradCtx& g, const LpPoolAttrs& a) {
-  using grad::Mul, grad::Op1, grad::Op2, grad::Scalar, grad::Where;
+  using grad::Mul, grad::Scalar, grad::Where;
   const Tensor &x = g.input(0), &y = g.output(0), &dy = g.grad_output(0);
   const double p = a.p;
   int64_t window = 1;
   for (int64_t k : a.kernel_shape) window *= k;
   const Tensor zero = Scalar(0, y);
   // Y == 0 only when every |x| in the window is 0, where the factor below is 0.
-  const Tensor safe_y = Where(Op2("Equal", y, zero), Scalar(1, y), y);
-  const Tensor per_window =
-      Mul(Mul(dy, Op2("Pow", safe_y, Scalar(1 - p, y))), Scalar(static_cast<double>(window), y));
+  const Tensor safe_y = Where(Call1("Equal", {y, zero}), Scalar(1, y), y);
+  const Tensor per_window = Mul(Mul(dy, Call1("Pow", {safe_y, Scalar(1 - p, y)})),
+                                Scalar(static_cast<double>(window), y));
   static const OpSchema& spread = OpRegistry::Get("AveragePoolGrad", kLatestOpset, "ai.singa");
   const TensorList in = {per_window, x};
   const AttrMap attrs = {{"auto_pad", a.auto_pad},
@@ -113,7 +113,8 @@ TensorList Backward(const GradCtx& g, const LpPoolAttrs& a) {
                          {"pads", a.pads},
                          {"strides", a.strides}};
   const Tensor sum = spread.Run(in, spread.ParseAttrs(attrs, in))[0];
-  const Tensor factor = Mul(Op1("Sign", x), Op2("Pow", Op1("Abs", x), Scalar(p - 1, x)));
+  const Tensor factor =
+      Mul(Call1("Sign", {x}), Call1("Pow", {Call1("Abs", {x}), Scalar(p - 1, x)}));
   return {Mul(sum, factor)};
 }
 

@@ -91,9 +91,9 @@ TensorList MatMulBackward(const GradCtx& g, const NoAttrs&) {
   const Tensor dy2 = dy.Reshape(full);
   TensorList d(2);
   if (g.needs_grad(0))
-    d[0] = ops::SumToShape(CallOp("MatMul", {dy2, SwapLast(b2)})[0], a2.shape()).Reshape(a.shape());
+    d[0] = ops::SumToShape(Call1("MatMul", {dy2, SwapLast(b2)}), a2.shape()).Reshape(a.shape());
   if (g.needs_grad(1))
-    d[1] = ops::SumToShape(CallOp("MatMul", {SwapLast(a2), dy2})[0], b2.shape()).Reshape(b.shape());
+    d[1] = ops::SumToShape(Call1("MatMul", {SwapLast(a2), dy2}), b2.shape()).Reshape(b.shape());
   return d;
 }
 

@@ -90,7 +90,7 @@ TensorList Backward(const GradCtx& g, const MaxUnpoolAttrs& a) {
   Tensor part = g.grad_output(0);
   for (size_t d = 0; d < u.size(); ++d) part = part.Slice(static_cast<int64_t>(d), 0, u[d]);
   TensorList d(g.num_inputs());
-  d[0] = CallOp("Gather", {part.Reshape({NumElements(u)}), g.input(1)})[0];
+  d[0] = Call1("Gather", {part.Reshape({NumElements(u)}), g.input(1)});
   return d;
 }
 

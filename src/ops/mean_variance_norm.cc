@@ -85,10 +85,10 @@ TensorList Backward(const GradCtx& g, const MvnAttrs& a) {
     if (red[d]) axes.push_back(d);
   const Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
   auto mean = [&](const Tensor& t) {
-    return CallOp("ReduceMean", {t, ax}, {{"keepdims", int64_t{1}}})[0];
+    return Call1("ReduceMean", {t, ax}, {{"keepdims", int64_t{1}}});
   };
   const Tensor xc = Sub(x, mean(x));
-  const Tensor s = grad::Op1("Sqrt", mean(Mul(xc, xc)));
+  const Tensor s = Call1("Sqrt", {mean(Mul(xc, xc))});
   const Tensor d = Add(s, Scalar(kEpsilon, x));
   return {Sub(Div(Sub(dy, mean(dy)), d), Div(Mul(xc, mean(Mul(dy, xc))), Mul(Mul(d, d), s)))};
 }

@@ -170,25 +170,25 @@ Tensor NllGrad(const Tensor& dloss, const Tensor& target, const Tensor& weight,
   Tensor t = target, coef;
   Tensor valid;  // bool, undefined when nothing is ignored
   if (a.ignore_index) {
-    valid = grad::Not(
-        CallOp("Equal", {t, Tensor::Full({}, *a.ignore_index, t.dtype(), t.device())})[0]);
+    valid =
+        grad::Not(Call1("Equal", {t, Tensor::Full({}, *a.ignore_index, t.dtype(), t.device())}));
     t = Where(valid, t, Scalar(0, t));
   }
   if (weight.defined()) {
-    coef = CallOp("Gather", {weight, t})[0];
+    coef = Call1("Gather", {weight, t});
     if (valid.defined()) coef = Where(valid, coef, Scalar(0, coef));
   } else if (valid.defined()) {
-    coef = CallOp("Cast", {valid}, {{"to", static_cast<int64_t>(dt)}})[0];
+    coef = Call1("Cast", {valid}, {{"to", static_cast<int64_t>(dt)}});
   } else {
     coef = Tensor::Full(t.shape(), 1, dt, dloss.device());
   }
   Tensor g = Mul(dloss, coef);  // dloss is a scalar unless reduction is none
-  if (a.reduction == "mean") g = grad::Div(g, grad::Op1("ReduceSum", coef, {{"keepdims", 0L}}));
+  if (a.reduction == "mean") g = grad::Div(g, Call1("ReduceSum", {coef}, {{"keepdims", 0L}}));
   const Tensor onehot =
-      CallOp("OneHot",
-             {t, Tensor::Full({}, x_shape[1], DType::kInt64, t.device()),
-              Tensor::FromVector<double>({2}, {0.0, -1.0}, dloss.device()).AsType(dt)},
-             {{"axis", 1L}})[0];
+      Call1("OneHot",
+            {t, Tensor::Full({}, x_shape[1], DType::kInt64, t.device()),
+             Tensor::FromVector<double>({2}, {0.0, -1.0}, dloss.device()).AsType(dt)},
+            {{"axis", 1L}});
   return Mul(onehot, g.Unsqueeze(1));
 }
 
@@ -214,8 +214,8 @@ TensorList SceBackward(const GradCtx& g, const LossAttrs& a) {
     dlp = dlp.defined() ? grad::Add(dlp, g.grad_output(1)) : g.grad_output(1);
   if (!dlp.defined()) return d;
   const Tensor sum =
-      CallOp("ReduceSum", {dlp, Tensor::FromVector<int64_t>({1}, {1})}, {{"keepdims", 1L}})[0];
-  d[0] = grad::Sub(dlp, grad::Mul(grad::Op1("Exp", lp), sum));
+      Call1("ReduceSum", {dlp, Tensor::FromVector<int64_t>({1}, {1})}, {{"keepdims", 1L}});
+  d[0] = grad::Sub(dlp, grad::Mul(Call1("Exp", {lp}), sum));
   return d;
 }
 

@@ -179,7 +179,7 @@ Tensor DataGrad(const Tensor& x, const Tensor& dy, const std::string& mode, cons
     for (int64_t v : p.begin) neg.push_back(-v);
     for (int64_t v : p.end) neg.push_back(-v);
     const Tensor pads = Tensor::FromVector<int64_t>({2 * rank}, neg);
-    return CallOp("Pad", {dy, pads})[0];
+    return Call1("Pad", {dy, pads});
   }
   const auto maps = SourceMaps(mode, x.shape(), dy.shape(), p);
   Tensor dx = dy;
@@ -197,8 +197,8 @@ TensorList Backward(const GradCtx& g, const PadAttrs& a) {
   d[0] = DataGrad(x, dy, a.mode, CallPads(x, g.input(1), axes));
   if (a.mode == "constant") {
     if (g.needs_grad(2)) {
-      const Tensor rest = CallOp("Sub", {CallOp("ReduceSum", {dy})[0].Reshape({}),
-                                         CallOp("ReduceSum", {d[0]})[0].Reshape({})})[0];
+      const Tensor rest = Call1(
+          "Sub", {Call1("ReduceSum", {dy}).Reshape({}), Call1("ReduceSum", {d[0]}).Reshape({})});
       d[2] = rest.Reshape(g.input(2).shape());
     }
   }
@@ -233,37 +233,23 @@ SINGA_REGISTER_OP(Pad, Pad2Attrs)
     .infer(Infer2)
     .kernel(Forward2)
     .backward(Backward2);
-SINGA_REGISTER_OP(Pad, PadAttrs)
-    .since_opset(11)
-    .inputs({"data", "pads", "constant_value?"})
-    .outputs({"output"})
-    .attr("mode", &PadAttrs::mode)
-    .dtypes(ops::AnyDType(), {0, 2})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer<11>)
-    .kernel(Forward)
-    .backward(Backward);
-SINGA_REGISTER_OP(Pad, PadAttrs)
-    .since_opset(18)
-    .inputs({"data", "pads", "constant_value?", "axes?"})
-    .outputs({"output"})
-    .attr("mode", &PadAttrs::mode)
-    .dtypes(ops::AnyDType(), {0, 2})
-    .dtypes({DType::kInt64}, {1})
-    .dtypes({DType::kInt32, DType::kInt64}, {3})
-    .infer(Infer<18>)
-    .kernel(Forward)
-    .backward(Backward);
-SINGA_REGISTER_OP(Pad, PadAttrs)
-    .since_opset(19)
-    .inputs({"data", "pads", "constant_value?", "axes?"})
-    .outputs({"output"})
-    .attr("mode", &PadAttrs::mode)
-    .dtypes(ops::AnyDType(), {0, 2})
-    .dtypes({DType::kInt64}, {1})
-    .dtypes({DType::kInt32, DType::kInt64}, {3})
-    .infer(Infer<19>)
-    .kernel(Forward)
-    .backward(Backward);
+// 11: pads and constant_value inputs; 18 added axes, 19 the wrap mode.
+[[maybe_unused]] static const bool kPad =
+    RegisterVersions<PadAttrs>("Pad", {11, 18, 19}, [](OpBuilder<PadAttrs>& b, int v) {
+      b.outputs({"output"})
+          .attr("mode", &PadAttrs::mode)
+          .dtypes(ops::AnyDType(), {0, 2})
+          .dtypes({DType::kInt64}, {1})
+          .infer(v >= 19   ? Infer<19>
+                 : v >= 18 ? Infer<18>
+                           : Infer<11>)
+          .kernel(Forward)
+          .backward(Backward);
+      if (v >= 18)
+        b.inputs({"data", "pads", "constant_value?", "axes?"})
+            .dtypes({DType::kInt32, DType::kInt64}, {3});
+      else
+        b.inputs({"data", "pads", "constant_value?"});
+    });
 
 }  // namespace singa

@@ -512,14 +512,14 @@ TensorList GlobalAverageBackward(const GradCtx& g, const NoAttrs&) {
   const Tensor scaled = grad::Mul(dy, grad::Scalar(n ? 1.0 / static_cast<double>(n) : 0.0, dy));
   const Tensor shape = Tensor::FromVector<int64_t>(
       {x.ndim()}, std::vector<int64_t>(x.shape().begin(), x.shape().end()));
-  return {CallOp("Expand", {scaled, shape})[0]};
+  return {Call1("Expand", {scaled, shape})};
 }
 
 // GlobalMaxPool: dY goes to the positions equal to the max.
 // NOTE: every tied maximum receives the whole gradient (ties are rare in
 // float data, and a mask needs no argmax pass).
 TensorList GlobalMaxBackward(const GradCtx& g, const NoAttrs&) {
-  const Tensor mask = grad::Op2("Equal", g.input(0), g.output(0));
+  const Tensor mask = Call1("Equal", {g.input(0), g.output(0)});
   return {grad::Masked(mask, g.grad_output(0))};
 }
 

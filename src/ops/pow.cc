@@ -64,20 +64,21 @@ const std::vector<DType> kBaseTypes = {DType::kFloat16, DType::kBFloat16, DType:
 // A is NoAttrs (numpy broadcasting) or the legacy attributes (ops::BroadcastB).
 template <class A>
 TensorList PowBackward(const GradCtx& g, const A& a) {
-  using grad::Mul, grad::Sub, grad::Where, grad::Scalar, grad::Op1, grad::Op2;
+  using grad::Mul, grad::Sub, grad::Where, grad::Scalar;
   const Tensor &x = g.input(0), &dz = g.grad_output(0);
   TensorList d(2);
   if (g.needs_grad(0)) {
-    const Tensor y = Op2("CastLike", ops::BroadcastB(g, a), x);
-    const Tensor slope = Mul(y, Op2("Pow", x, Sub(y, Scalar(1, y))));
+    const Tensor y = Call1("CastLike", {ops::BroadcastB(g, a), x});
+    const Tensor slope = Mul(y, Call1("Pow", {x, Sub(y, Scalar(1, y))}));
     const Tensor zero = Scalar(0, x);
-    d[0] = ops::SumToShape(Mul(dz, Where(Op2("Equal", y, zero), zero, slope)), x.shape());
+    d[0] = ops::SumToShape(Mul(dz, Where(Call1("Equal", {y, zero}), zero, slope)), x.shape());
   }
   if (g.needs_grad(1)) {
     const Tensor& y = g.input(1);
     const Tensor zero = Scalar(0, x);
-    const Tensor dy = Where(Op2("Equal", x, zero), zero, Mul(Mul(dz, g.output(0)), Op1("Log", x)));
-    d[1] = ops::SumToB(Op2("CastLike", dy, y), g, a);
+    const Tensor dy =
+        Where(Call1("Equal", {x, zero}), zero, Mul(Mul(dz, g.output(0)), Call1("Log", {x})));
+    d[1] = ops::SumToB(Call1("CastLike", {dy, y}), g, a);
   }
   return d;
 }

@@ -406,24 +406,22 @@ Tensor Ints(std::vector<int64_t> v) {
   return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
 }
 Tensor SliceOp(const Tensor& t, int64_t axis, int64_t lo, int64_t hi) {
-  return CallOp("Slice", {t, Ints({lo}), Ints({hi}), Ints({axis})})[0];
+  return Call1("Slice", {t, Ints({lo}), Ints({hi}), Ints({axis})});
 }
-Tensor SqueezeOp(const Tensor& t, int64_t axis) { return CallOp("Squeeze", {t, Ints({axis})})[0]; }
-Tensor UnsqueezeOp(const Tensor& t, int64_t axis) {
-  return CallOp("Unsqueeze", {t, Ints({axis})})[0];
-}
+Tensor SqueezeOp(const Tensor& t, int64_t axis) { return Call1("Squeeze", {t, Ints({axis})}); }
+Tensor UnsqueezeOp(const Tensor& t, int64_t axis) { return Call1("Unsqueeze", {t, Ints({axis})}); }
 Tensor TransposeOp(const Tensor& t, std::vector<int64_t> perm) {
-  return CallOp("Transpose", {t}, {{"perm", std::move(perm)}})[0];
+  return Call1("Transpose", {t}, {{"perm", std::move(perm)}});
 }
 Tensor ConcatOp(const TensorList& ts, int64_t axis) {
-  return CallOp("Concat", std::span<const Tensor>(ts), {{"axis", axis}})[0];
+  return Call1("Concat", std::span<const Tensor>(ts), {{"axis", axis}});
 }
-Tensor MatMulOp(const Tensor& a, const Tensor& b) { return CallOp("MatMul", {a, b})[0]; }
+Tensor MatMulOp(const Tensor& a, const Tensor& b) { return Call1("MatMul", {a, b}); }
 // a^T @ b of 2-D a and b.
 Tensor MatMulTOp(const Tensor& a, const Tensor& b) { return MatMulOp(TransposeOp(a, {1, 0}), b); }
 // Sum over axis 0.
 Tensor SumRowsOp(const Tensor& t) {
-  return CallOp("ReduceSum", {t, Ints({0})}, {{"keepdims", int64_t{0}}})[0];
+  return Call1("ReduceSum", {t, Ints({0})}, {{"keepdims", int64_t{0}}});
 }
 // Entry [i, j] of the first two axes of `t`.
 Tensor AtOp(const Tensor& t, int64_t i, int64_t j) {
@@ -440,7 +438,6 @@ using grad::Less;
 using grad::Masked;
 using grad::Mul;
 using grad::Not;
-using grad::Op1;
 using grad::Scalar;
 using grad::Sub;
 using grad::Where;
@@ -449,27 +446,27 @@ Tensor ApplyOp(const Activation& act, const Tensor& x) {
   const float alpha = static_cast<float>(act.alpha), beta = static_cast<float>(act.beta);
   switch (act.kind) {
     case ActKind::kRelu:
-      return Op1("Relu", x);
+      return Call1("Relu", {x});
     case ActKind::kTanh:
-      return Op1("Tanh", x);
+      return Call1("Tanh", {x});
     case ActKind::kSigmoid:
-      return Op1("Sigmoid", x);
+      return Call1("Sigmoid", {x});
     case ActKind::kAffine:
       return Add(Mul(x, Scalar(act.alpha, x)), Scalar(act.beta, x));
     case ActKind::kLeakyRelu:
-      return Op1("LeakyRelu", x, {{"alpha", alpha}});
+      return Call1("LeakyRelu", {x}, {{"alpha", alpha}});
     case ActKind::kThresholdedRelu:
-      return Op1("ThresholdedRelu", x, {{"alpha", alpha}});
+      return Call1("ThresholdedRelu", {x}, {{"alpha", alpha}});
     case ActKind::kScaledTanh:
-      return Mul(Op1("Tanh", Mul(x, Scalar(act.beta, x))), Scalar(act.alpha, x));
+      return Mul(Call1("Tanh", {Mul(x, Scalar(act.beta, x))}), Scalar(act.alpha, x));
     case ActKind::kHardSigmoid:
-      return Op1("HardSigmoid", x, {{"alpha", alpha}, {"beta", beta}});
+      return Call1("HardSigmoid", {x}, {{"alpha", alpha}, {"beta", beta}});
     case ActKind::kElu:
-      return Op1("Elu", x, {{"alpha", alpha}});
+      return Call1("Elu", {x}, {{"alpha", alpha}});
     case ActKind::kSoftsign:
-      return Op1("Softsign", x);
+      return Call1("Softsign", {x});
     case ActKind::kSoftplus:
-      return Op1("Softplus", x);
+      return Call1("Softplus", {x});
   }
   return x;
 }
@@ -491,7 +488,7 @@ Tensor ActGrad(const Activation& act, const Tensor& x, const Tensor& y, const Te
     case ActKind::kThresholdedRelu:
       return Masked(Greater(x, Scalar(alpha, x)), dy);
     case ActKind::kScaledTanh: {
-      const Tensor t = Op1("Tanh", Mul(x, Scalar(beta, x)));
+      const Tensor t = Call1("Tanh", {Mul(x, Scalar(beta, x))});
       return Mul(dy, Mul(Scalar(alpha * beta, t), Sub(Scalar(1, t), Mul(t, t))));
     }
     case ActKind::kHardSigmoid: {
@@ -502,11 +499,11 @@ Tensor ActGrad(const Activation& act, const Tensor& x, const Tensor& y, const Te
     case ActKind::kElu:
       return Where(Less(x, Scalar(0, x)), Mul(dy, Add(y, Scalar(alpha, y))), dy);
     case ActKind::kSoftsign: {
-      const Tensor s = Add(Scalar(1, x), Op1("Abs", x));
+      const Tensor s = Add(Scalar(1, x), Call1("Abs", {x}));
       return Div(dy, Mul(s, s));
     }
     case ActKind::kSoftplus:
-      return Mul(dy, Op1("Sigmoid", x));
+      return Mul(dy, Call1("Sigmoid", {x}));
   }
   return dy;
 }
@@ -541,7 +538,7 @@ class Bptt {
     hidden_ = g.input(2).dim(2);
     gh_ = Gates(cell) * hidden_;
     dt_ = x_.dtype();
-    x2_ = CallOp("Reshape", {x_, Ints({seq_ * batch_, in_})})[0];
+    x2_ = Call1("Reshape", {x_, Ints({seq_ * batch_, in_})});
     if (g.has_input(4)) {
       lens_ = g.input(4).ToVector<int64_t>();
       for (int64_t& l : lens_) l = std::clamp<int64_t>(l, 0, seq_);
@@ -572,7 +569,7 @@ class Bptt {
     if (want(0)) {
       Tensor sum = dx[0];
       for (int dir = 1; dir < dirs_; ++dir) sum = Add(sum, dx[dir]);
-      d[0] = state_layout(CallOp("Reshape", {sum, Ints({seq_, batch_, in_})})[0]);
+      d[0] = state_layout(Call1("Reshape", {sum, Ints({seq_, batch_, in_})}));
     }
     if (want(1)) d[1] = stack(dw);
     if (want(2)) d[2] = stack(dr);
@@ -588,7 +585,7 @@ class Bptt {
     return SliceOp(v, v.ndim() - 1, k * hidden_, (k + 1) * hidden_);
   }
   Tensor Clip(const Tensor& v) const {
-    return a_.clip ? CallOp("Clip", {v, Scalar(-*a_.clip, v), Scalar(*a_.clip, v)})[0] : v;
+    return a_.clip ? Call1("Clip", {v, Scalar(-*a_.clip, v), Scalar(*a_.clip, v)}) : v;
   }
   Gate MakeGate(const Tensor& pre, const Activation& act) const {
     Gate gt{pre, Clip(pre), Tensor()};

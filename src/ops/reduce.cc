@@ -294,11 +294,6 @@ void ReduceForward(KernelCtx& k, const ReduceAttrs& a) {
   });
 }
 
-Tensor Op(const char* name, const Tensor& a) { return CallOp(name, {a})[0]; }
-Tensor Op(const char* name, const Tensor& a, const Tensor& b) { return CallOp(name, {a, b})[0]; }
-Tensor Op(const char* name, const Tensor& a, const Tensor& b, const Tensor& c) {
-  return CallOp(name, {a, b, c})[0];
-}
 using grad::Scalar;
 
 // The input's gradient, from the output's gradient and the output seen with
@@ -328,44 +323,45 @@ TensorList ReduceBackward(const GradCtx& g, const ReduceAttrs& a) {
   if constexpr (K == Kind::kSum) {
     dx = dy.BroadcastTo(x.shape()).Contiguous();
   } else if constexpr (K == Kind::kMean) {
-    dx = Op("Div", dy.BroadcastTo(x.shape()), Scalar(static_cast<double>(n), x));
+    dx = Call1("Div", {dy.BroadcastTo(x.shape()), Scalar(static_cast<double>(n), x)});
   } else if constexpr (K == Kind::kSumSquare) {
-    dx = Op("Mul", Op("Mul", x, dy), Scalar(2, x));
+    dx = Call1("Mul", {Call1("Mul", {x, dy}), Scalar(2, x)});
   } else if constexpr (K == Kind::kL1) {
-    dx = Op("Mul", Op("Sign", x), dy);
+    dx = Call1("Mul", {Call1("Sign", {x}), dy});
   } else if constexpr (K == Kind::kL2) {
     // x / ||x||, taken as 0 where the norm is 0.
-    const Tensor norm = Op("Where", Op("Equal", y, zero), one, y);
-    dx = Op("Mul", Op("Div", x, norm), dy);
+    const Tensor norm = Call1("Where", {Call1("Equal", {y, zero}), one, y});
+    dx = Call1("Mul", {Call1("Div", {x, norm}), dy});
   } else if constexpr (K == Kind::kLogSum) {
-    dx = Op("Div", dy.BroadcastTo(x.shape()), Op("Exp", y));
+    dx = Call1("Div", {dy.BroadcastTo(x.shape()), Call1("Exp", {y})});
   } else if constexpr (K == Kind::kLogSumExp) {
-    dx = Op("Mul", Op("Exp", Op("Sub", x, y)), dy);
+    dx = Call1("Mul", {Call1("Exp", {Call1("Sub", {x, y})}), dy});
   } else if constexpr (K == Kind::kMax || K == Kind::kMin) {
-    const Tensor hit = Op("Where", Op("Equal", x, y), one, zero);
+    const Tensor hit = Call1("Where", {Call1("Equal", {x, y}), one, zero});
     Tensor count = hit;
     if (!reduced.empty()) {
       const Tensor ax =
           Tensor::FromVector<int64_t>({static_cast<int64_t>(reduced.size())}, reduced);
-      count = CallOp("ReduceSum", {hit, ax}, {{"keepdims", int64_t{1}}})[0];
+      count = Call1("ReduceSum", {hit, ax}, {{"keepdims", int64_t{1}}});
     }
-    dx = Op("Mul", hit, Op("Div", dy, count));
+    dx = Call1("Mul", {hit, Call1("Div", {dy, count})});
   } else if constexpr (K == Kind::kProd) {
     // With z zeros among the reduced elements: z = 0 gives y / x; z = 1 gives
     // the product of the others at the zero and 0 elsewhere; z > 1 gives 0.
-    const Tensor is_zero = Op("Equal", x, zero);
-    const Tensor nonzero = Op("Where", is_zero, one, x);
-    Tensor others = nonzero, zeros = Op("Where", is_zero, one, zero);
+    const Tensor is_zero = Call1("Equal", {x, zero});
+    const Tensor nonzero = Call1("Where", {is_zero, one, x});
+    Tensor others = nonzero, zeros = Call1("Where", {is_zero, one, zero});
     if (!reduced.empty()) {
       const Tensor ax =
           Tensor::FromVector<int64_t>({static_cast<int64_t>(reduced.size())}, reduced);
-      others = CallOp("ReduceProd", {nonzero, ax}, {{"keepdims", int64_t{1}}})[0];
-      zeros = CallOp("ReduceSum", {zeros, ax}, {{"keepdims", int64_t{1}}})[0];
+      others = Call1("ReduceProd", {nonzero, ax}, {{"keepdims", int64_t{1}}});
+      zeros = Call1("ReduceSum", {zeros, ax}, {{"keepdims", int64_t{1}}});
     }
-    const Tensor at_zero = Op("Where", Op("Equal", zeros, one), others, zero);
-    const Tensor factor = Op("Where", Op("Equal", zeros, zero), Op("Div", others, nonzero),
-                             Op("Where", is_zero, at_zero, zero));
-    dx = Op("Mul", factor, dy);
+    const Tensor at_zero = Call1("Where", {Call1("Equal", {zeros, one}), others, zero});
+    const Tensor factor =
+        Call1("Where", {Call1("Equal", {zeros, zero}), Call1("Div", {others, nonzero}),
+                        Call1("Where", {is_zero, at_zero, zero})});
+    dx = Call1("Mul", {factor, dy});
   }
   TensorList d(g.num_inputs());
   d[0] = dx;

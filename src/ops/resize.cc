@@ -448,7 +448,7 @@ Tensor BackwardImpl(const GradCtx& g, const Plan& plan, const Params& p) {
       if (!t.extrap[j])
         for (int64_t k = 0; k < t.n; ++k) m[t.idx[j * t.n + k] * out + j] += t.w[j * t.n + k];
     const Tensor mt = Tensor::FromVector<double>({in, out}, m, dy.device()).AsType(dy.dtype());
-    grad = CallOp("MatMul", {mt, grad.Reshape({outer, out, inner})})[0].Reshape(s);
+    grad = Call1("MatMul", {mt, grad.Reshape({outer, out, inner})}).Reshape(s);
   }
   return grad.Reshape(x.shape());
 }

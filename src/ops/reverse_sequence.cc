@@ -57,8 +57,8 @@ void Forward(KernelCtx& k, const ReverseSequenceAttrs& a) {
 }
 
 TensorList Backward(const GradCtx& g, const ReverseSequenceAttrs& a) {
-  return {CallOp("ReverseSequence", {g.grad_output(0), g.input(1)},
-                 {{"batch_axis", a.batch_axis}, {"time_axis", a.time_axis}})[0],
+  return {Call1("ReverseSequence", {g.grad_output(0), g.input(1)},
+                {{"batch_axis", a.batch_axis}, {"time_axis", a.time_axis}}),
           Tensor()};
 }
 

@@ -124,10 +124,10 @@ TensorList Backward(const GradCtx& g, const RmsNormAttrs& a) {
   for (int64_t d = axis; d < x.ndim(); ++d) axes.push_back(d);
   const Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
   auto mean = [&](const Tensor& t) {
-    return CallOp("ReduceMean", {t, ax}, {{"keepdims", int64_t{1}}})[0];
+    return Call1("ReduceMean", {t, ax}, {{"keepdims", int64_t{1}}});
   };
   const Tensor r =
-      grad::Op1("Reciprocal", grad::Op1("Sqrt", Add(mean(Mul(x, x)), Scalar(a.epsilon, x))));
+      Call1("Reciprocal", {Call1("Sqrt", {Add(mean(Mul(x, x)), Scalar(a.epsilon, x))})});
   TensorList grads(2);
   if (g.needs_grad(0)) {
     const Tensor gs = Mul(dy, scale);

@@ -120,12 +120,12 @@ void Forward(KernelCtx& k, const RotaryAttrs& a) {
 TensorList Backward(const GradCtx& g, const RotaryAttrs& a) {
   const Tensor& dy = g.grad_output(0);
   if (!dy.defined() || !g.needs_grad(kX)) return {Tensor(), Tensor(), Tensor(), Tensor()};
-  TensorList in = {dy, g.input(kCos), grad::Op1("Neg", g.input(kSin))};
+  TensorList in = {dy, g.input(kCos), Call1("Neg", {g.input(kSin)})};
   if (g.has_input(kPos)) in.push_back(g.input(kPos));
   AttrMap attrs = {{"interleaved", a.interleaved},
                    {"num_heads", a.num_heads},
                    {"rotary_embedding_dim", a.rotary_embedding_dim}};
-  return {CallOp("RotaryEmbedding", in, attrs)[0], Tensor(), Tensor(), Tensor()};
+  return {Call1("RotaryEmbedding", in, attrs), Tensor(), Tensor(), Tensor()};
 }
 
 }  // namespace

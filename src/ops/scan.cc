@@ -55,8 +55,8 @@ ValueList Scan9(const ValueCtx& c, const ScanAttrs& a) {
     ValueList args = states;
     for (int64_t j = 0; j < m; ++j) {
       const int64_t i = At(a.input_directions, j) == 1 ? steps - 1 - t : t;
-      args.push_back(CallOp("Gather", {c.tensor(static_cast<int>(n_state + j)), Index(c, i)},
-                            {{"axis", axes[j]}})[0]);
+      args.push_back(Call1("Gather", {c.tensor(static_cast<int>(n_state + j)), Index(c, i)},
+                           {{"axis", axes[j]}}));
     }
     ValueList out = c.RunGraph(body, args, "body");
     for (int64_t j = 0; j < n_state; ++j) states[j] = out[j];
@@ -101,7 +101,7 @@ ValueList Scan8(const ValueCtx& c, const ScanAttrs& a) {
     SINGA_CHECK(l.ndim() == 1 && l.dim(0) == batch && IsInteger(l.dtype()), ShapeError,
                 c.where() << ": sequence_lens must be ints of shape [" << batch << "], got "
                           << l.ToString());
-    lens = CallOp("Cast", {l}, {{"to", int64_t(DType::kInt64)}})[0].ToVector<int64_t>();
+    lens = Call1("Cast", {l}, {{"to", int64_t(DType::kInt64)}}).ToVector<int64_t>();
   }
   const size_t n_scan = body.num_outputs() - n_state;
   std::vector<ValueList> state_rows(n_state), scan_rows(n_scan);
@@ -113,15 +113,14 @@ ValueList Scan8(const ValueCtx& c, const ScanAttrs& a) {
                           << steps << "]");
     const Tensor row = Index(c, b);
     ValueList states;
-    for (int64_t j = 0; j < n_state; ++j) states.push_back(CallOp("Gather", {x[j], row})[0]);
+    for (int64_t j = 0; j < n_state; ++j) states.push_back(Call1("Gather", {x[j], row}));
     TensorList seqs;
-    for (int64_t j = n_state; j < n_state + m; ++j)
-      seqs.push_back(CallOp("Gather", {x[j], row})[0]);
+    for (int64_t j = n_state; j < n_state + m; ++j) seqs.push_back(Call1("Gather", {x[j], row}));
     for (int64_t t = 0; t < lens[b]; ++t) {
       ValueList args = states;
       for (int64_t j = 0; j < m; ++j) {
         const int64_t i = At(a.input_directions, j) == 1 ? lens[b] - 1 - t : t;
-        args.push_back(CallOp("Gather", {seqs[j], Index(c, i)})[0]);
+        args.push_back(Call1("Gather", {seqs[j], Index(c, i)}));
       }
       ValueList out = c.RunGraph(body, args, "body");
       for (int64_t j = 0; j < n_state; ++j) states[j] = out[j];

@@ -92,10 +92,10 @@ TensorList Backward(const GradCtx& g, const ScatterAttrs& a) {
   if (g.needs_grad(0))
     d[0] = a.reduction == "add"
                ? dy
-               : CallOp("ScatterElements",
-                        {dy, idx, Tensor::Zeros(idx.shape(), dy.dtype(), dy.device())},
-                        {{"axis", a.axis}})[0];
-  if (g.needs_grad(2)) d[2] = CallOp("GatherElements", {dy, idx}, {{"axis", a.axis}})[0];
+               : Call1("ScatterElements",
+                       {dy, idx, Tensor::Zeros(idx.shape(), dy.dtype(), dy.device())},
+                       {{"axis", a.axis}});
+  if (g.needs_grad(2)) d[2] = Call1("GatherElements", {dy, idx}, {{"axis", a.axis}});
   return d;
 }
 

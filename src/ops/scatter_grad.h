@@ -21,7 +21,7 @@ inline Tensor IndexAdd(const Tensor& dy, int64_t outer, int64_t inner,
   std::vector<double> onehot(static_cast<size_t>(n * k), 0.0);
   for (int64_t m = 0; m < k; ++m) onehot[map[m] * k + m] = 1.0;
   const Tensor sel = Tensor::FromVector<double>({n, k}, onehot, dy.device()).AsType(dy.dtype());
-  return CallOp("MatMul", {sel, dy.Reshape({outer, k, inner})})[0];
+  return Call1("MatMul", {sel, dy.Reshape({outer, k, inner})});
 }
 
 // IndexAdd along `axis` of dy: the result has dy's shape with n at `axis`.

@@ -118,9 +118,9 @@ TensorList Backward(const GradCtx& g, const ScatterNDAttrs& a) {
   if (g.needs_grad(0))
     d[0] = a.reduction == "add"
                ? dy
-               : CallOp("ScatterND",
-                        {dy, idx, Tensor::Zeros(g.input(2).shape(), dy.dtype(), dy.device())})[0];
-  if (g.needs_grad(2)) d[2] = CallOp("GatherND", {dy, idx})[0];
+               : Call1("ScatterND",
+                       {dy, idx, Tensor::Zeros(g.input(2).shape(), dy.dtype(), dy.device())});
+  if (g.needs_grad(2)) d[2] = Call1("GatherND", {dy, idx});
   return d;
 }
 

@@ -146,7 +146,7 @@ void Forward1(KernelCtx& k, const Axis1Attrs& a) {
 Tensor SumOver(const Tensor& t, const std::vector<int64_t>& axes) {
   if (axes.empty()) return t;  // an empty axes input would mean "all axes"
   Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
-  return CallOp("ReduceSum", {t, ax}, {{"keepdims", int64_t{1}}})[0];
+  return Call1("ReduceSum", {t, ax}, {{"keepdims", int64_t{1}}});
 }
 
 template <Mode M>
@@ -156,7 +156,7 @@ TensorList SoftmaxGrad(const GradCtx& g, const std::vector<int64_t>& axes) {
   if constexpr (M == Mode::kSoftmax)
     return {Mul(y, Sub(dy, SumOver(Mul(dy, y), axes)))};
   else
-    return {Sub(dy, Mul(grad::Op1("Exp", y), SumOver(dy, axes)))};
+    return {Sub(dy, Mul(Call1("Exp", {y}), SumOver(dy, axes)))};
 }
 template <Mode M>
 TensorList Backward13(const GradCtx& g, const AxisAttrs& a) {

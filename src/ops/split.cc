@@ -91,7 +91,7 @@ TensorList Backward(const GradCtx& g, const SplitAttrs& a) {
     parts.push_back(dy.defined() ? dy : Tensor::Zeros(g.output(i).shape(), x.dtype(), x.device()));
   }
   TensorList d(g.num_inputs());
-  d[0] = CallOp("Concat", parts, {{"axis", axis}})[0];
+  d[0] = Call1("Concat", parts, {{"axis", axis}});
   return d;
 }
 
@@ -108,37 +108,20 @@ void Export18(ExportCtx& c, const SplitAttrs& a) {
 
 }  // namespace
 
-SINGA_REGISTER_OP(Split, SplitAttrs)
-    .since_opset(2)
-    .inputs({"input"})
-    .outputs({"outputs..."})
-    .attr("axis", &SplitAttrs::axis)
-    .attr("split", &SplitAttrs::split)
-    .dtypes(dtypes::kAll, {0})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
-SINGA_REGISTER_OP(Split, SplitAttrs)
-    .since_opset(13)
-    .inputs({"input", "split?"})
-    .outputs({"outputs..."})
-    .attr("axis", &SplitAttrs::axis)
-    .dtypes(dtypes::kAll, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward);
-SINGA_REGISTER_OP(Split, SplitAttrs)
-    .since_opset(18)
-    .inputs({"input", "split?"})
-    .outputs({"outputs..."})
-    .attr("axis", &SplitAttrs::axis)
-    .attr("num_outputs", &SplitAttrs::num_outputs)
-    .dtypes(dtypes::kAll, {0})
-    .dtypes({DType::kInt64}, {1})
-    .infer(Infer)
-    .kernel(Forward)
-    .backward(Backward)
-    .to_onnx(Export18);
+// 13 made `split` an input, 18 added num_outputs.
+[[maybe_unused]] static const bool kSplit =
+    RegisterVersions<SplitAttrs>("Split", {2, 13, 18}, [](OpBuilder<SplitAttrs>& b, int v) {
+      b.outputs({"outputs..."})
+          .attr("axis", &SplitAttrs::axis)
+          .dtypes(dtypes::kAll, {0})
+          .infer(Infer)
+          .kernel(Forward)
+          .backward(Backward);
+      if (v >= 13)
+        b.inputs({"input", "split?"}).dtypes({DType::kInt64}, {1});
+      else
+        b.inputs({"input"}).attr("split", &SplitAttrs::split);
+      if (v >= 18) b.attr("num_outputs", &SplitAttrs::num_outputs).to_onnx(Export18);
+    });
 
 }  // namespace singa

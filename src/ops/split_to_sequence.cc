@@ -55,7 +55,7 @@ ValueList SplitToSequence(const ValueCtx& c, const SplitToSequenceAttrs& a) {
       CallOp("Split", {x, split_t}, {{"axis", axis}}, kLatestOpset, static_cast<int>(sizes.size()));
   if (!has_split && a.keepdims == 0) {
     const Tensor axes = Tensor::FromVector<int64_t>({1}, {axis}, x.device());
-    for (Tensor& p : parts) p = CallOp("Squeeze", {p, axes})[0];
+    for (Tensor& p : parts) p = Call1("Squeeze", {p, axes});
   }
   return {Value::Sequence(std::move(parts), x.dtype())};
 }

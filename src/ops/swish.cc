@@ -37,7 +37,7 @@ void SwishForward(KernelCtx& k, const SwishAttrs& a) {
 // d Swish / dx.
 Tensor SwishDerivative(const Tensor& x, float alpha) {
   using grad::Mul, grad::Add, grad::Sub, grad::Scalar;
-  const Tensor s = grad::Op1("Sigmoid", Mul(x, Scalar(alpha, x)));
+  const Tensor s = Call1("Sigmoid", {Mul(x, Scalar(alpha, x))});
   return Add(s, Mul(Mul(Scalar(alpha, x), x), Mul(s, Sub(Scalar(1, x), s))));
 }
 
@@ -69,7 +69,7 @@ TensorList SwiGluBackward(const GradCtx& g, const SwishAttrs& a) {
   const Tensor &x = g.input(0), &b = g.input(1);
   TensorList grads(2);
   if (g.needs_grad(0)) grads[0] = grad::Mul(grad::Mul(dy, b), SwishDerivative(x, a.alpha));
-  if (g.needs_grad(1)) grads[1] = grad::Mul(dy, CallOp("Swish", {x}, {{"alpha", a.alpha}})[0]);
+  if (g.needs_grad(1)) grads[1] = grad::Mul(dy, Call1("Swish", {x}, {{"alpha", a.alpha}}));
   return grads;
 }
 

@@ -47,7 +47,7 @@ TensorList Backward(const GradCtx& g, const NoAttrs&) {
   Tensor dx = g.grad_output(0).Reshape(split);
   if (!axes.empty()) {
     const Tensor ax = Tensor::FromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
-    dx = CallOp("ReduceSum", {dx, ax}, {{"keepdims", int64_t{0}}})[0];
+    dx = Call1("ReduceSum", {dx, ax}, {{"keepdims", int64_t{0}}});
   }
   return {dx.Reshape(x.shape()), Tensor()};
 }

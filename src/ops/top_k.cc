@@ -103,8 +103,8 @@ TensorList Backward(const GradCtx& g, const TopKAttrs& a) {
   const Tensor& x = g.input(0);
   TensorList grads(g.num_inputs());
   const Tensor zeros = Tensor::Zeros(x.shape(), x.dtype(), x.device());
-  grads[0] = CallOp("ScatterElements", {zeros, g.output(1), g.grad_output(0)},
-                    {{"axis", Axis(a.axis, x.ndim())}})[0];
+  grads[0] = Call1("ScatterElements", {zeros, g.output(1), g.grad_output(0)},
+                   {{"axis", Axis(a.axis, x.ndim())}});
   return grads;
 }
 

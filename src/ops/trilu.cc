@@ -55,7 +55,7 @@ TensorList Backward(const GradCtx& g, const TriluAttrs& a) {
   std::vector<Tensor> in = {g.grad_output(0)};
   if (g.has_input(1)) in.push_back(g.input(1));
   TensorList grads(g.num_inputs());
-  grads[0] = CallOp("Trilu", in, {{"upper", int64_t{a.upper}}})[0];
+  grads[0] = Call1("Trilu", in, {{"upper", int64_t{a.upper}}});
   return grads;
 }
 

@@ -123,7 +123,7 @@ const std::vector<DType>& FloatsAndFloat8() {
 
 // ---- Backward -----------------------------------------------------------------
 // dL/dX = dY * f'(x), written with framework ops from x, y = f(x) and dY.
-using grad::Add, grad::Sub, grad::Mul, grad::Div, grad::Scalar, grad::Op1;
+using grad::Add, grad::Sub, grad::Mul, grad::Div, grad::Scalar;
 using GradFn = Tensor (*)(const Tensor& x, const Tensor& y, const Tensor& dy);
 
 template <GradFn F>
@@ -133,53 +133,57 @@ TensorList UnaryBackward(const GradCtx& g, const NoAttrs&) {
 // 1 - x^2 (Asin, Acos, Atanh)
 Tensor OneMinusSquare(const Tensor& x) { return Sub(Scalar(1, x), Mul(x, x)); }
 
-Tensor AbsGrad(const Tensor& x, const Tensor&, const Tensor& dy) { return Mul(dy, Op1("Sign", x)); }
-Tensor NegGrad(const Tensor&, const Tensor&, const Tensor& dy) { return Op1("Neg", dy); }
+Tensor AbsGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Mul(dy, Call1("Sign", {x}));
+}
+Tensor NegGrad(const Tensor&, const Tensor&, const Tensor& dy) { return Call1("Neg", {dy}); }
 Tensor ExpGrad(const Tensor&, const Tensor& y, const Tensor& dy) { return Mul(dy, y); }
 Tensor LogGrad(const Tensor& x, const Tensor&, const Tensor& dy) { return Div(dy, x); }
 Tensor SqrtGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
   return Div(dy, Mul(Scalar(2, y), y));
 }
 Tensor ReciprocalGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
-  return Op1("Neg", Mul(dy, Mul(y, y)));
+  return Call1("Neg", {Mul(dy, Mul(y, y))});
 }
-Tensor SinGrad(const Tensor& x, const Tensor&, const Tensor& dy) { return Mul(dy, Op1("Cos", x)); }
+Tensor SinGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
+  return Mul(dy, Call1("Cos", {x}));
+}
 Tensor CosGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Op1("Neg", Mul(dy, Op1("Sin", x)));
+  return Call1("Neg", {Mul(dy, Call1("Sin", {x}))});
 }
 Tensor TanGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
   return Mul(dy, Add(Scalar(1, y), Mul(y, y)));
 }
 Tensor AsinGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Div(dy, Op1("Sqrt", OneMinusSquare(x)));
+  return Div(dy, Call1("Sqrt", {OneMinusSquare(x)}));
 }
 Tensor AcosGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Op1("Neg", Div(dy, Op1("Sqrt", OneMinusSquare(x))));
+  return Call1("Neg", {Div(dy, Call1("Sqrt", {OneMinusSquare(x)}))});
 }
 Tensor AtanGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
   return Div(dy, Add(Scalar(1, x), Mul(x, x)));
 }
 Tensor SinhGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Mul(dy, Op1("Cosh", x));
+  return Mul(dy, Call1("Cosh", {x}));
 }
 Tensor CoshGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Mul(dy, Op1("Sinh", x));
+  return Mul(dy, Call1("Sinh", {x}));
 }
 Tensor TanhGrad(const Tensor&, const Tensor& y, const Tensor& dy) {
   return Mul(dy, OneMinusSquare(y));
 }
 Tensor AsinhGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Div(dy, Op1("Sqrt", Add(Mul(x, x), Scalar(1, x))));
+  return Div(dy, Call1("Sqrt", {Add(Mul(x, x), Scalar(1, x))}));
 }
 Tensor AcoshGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Div(dy, Op1("Sqrt", Sub(Mul(x, x), Scalar(1, x))));
+  return Div(dy, Call1("Sqrt", {Sub(Mul(x, x), Scalar(1, x))}));
 }
 Tensor AtanhGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
   return Div(dy, OneMinusSquare(x));
 }
 // d/dx erf(x) = 2 / sqrt(pi) * e^(-x^2)
 Tensor ErfGrad(const Tensor& x, const Tensor&, const Tensor& dy) {
-  return Mul(dy, Mul(Scalar(M_2_SQRTPI, x), Op1("Exp", Op1("Neg", Mul(x, x)))));
+  return Mul(dy, Mul(Scalar(M_2_SQRTPI, x), Call1("Exp", {Call1("Neg", {Mul(x, x)})})));
 }
 // Piecewise constant (Ceil, Floor, Round, Sign): zero almost everywhere.
 Tensor ZeroGrad(const Tensor& x, const Tensor&, const Tensor&) { return grad::ZerosLike(x); }

@@ -74,10 +74,10 @@ TensorList ExtremeBackward(const GradCtx& g, const NoAttrs&) {
   TensorList d(g.num_inputs());
   Tensor taken;  // where an earlier input already took the gradient
   for (int i = 0; i < g.num_inputs(); ++i) {
-    Tensor hit = grad::Op2("Equal", g.input(i), y);
+    Tensor hit = Call1("Equal", {g.input(i), y});
     if (taken.defined()) hit = grad::And(hit, grad::Not(taken));
     if (g.needs_grad(i)) d[i] = ops::SumToShape(grad::Masked(hit, dy), g.input(i).shape());
-    taken = taken.defined() ? grad::Op2("Or", taken, hit) : hit;
+    taken = taken.defined() ? Call1("Or", {taken, hit}) : hit;
   }
   return d;
 }

@@ -34,19 +34,19 @@ TEST(Activations, ClipRows) {
 
 TEST(Activations, ClipMinAboveMaxGivesMax) {
   Tensor x = Tensor::FromVector<float>({3}, {-1, 0.5f, 2});
-  Tensor y = CallOp("Clip", {x, Tensor::Scalar<float>(1), Tensor::Scalar<float>(0)})[0];
+  Tensor y = Call1("Clip", {x, Tensor::Scalar<float>(1), Tensor::Scalar<float>(0)});
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{0, 0, 0}));
 }
 
 TEST(Activations, ReluInt) {
   Tensor x = Tensor::FromVector<int32_t>({4}, {-2, 0, 3, -7});
-  Tensor y = CallOp("Relu", {x})[0];
+  Tensor y = Call1("Relu", {x});
   EXPECT_EQ(y.ToVector<int32_t>(), (std::vector<int32_t>{0, 0, 3, 0}));
 }
 
 // The Python table cannot cover this: onnx's reference Softsign fails on 0-d.
 TEST(Activations, SoftsignScalar) {
-  Tensor y = CallOp("Softsign", {Tensor::Scalar<float>(3.0f)})[0];
+  Tensor y = Call1("Softsign", {Tensor::Scalar<float>(3.0f)});
   EXPECT_EQ(y.shape(), Shape{});
   EXPECT_FLOAT_EQ(y.Item<float>(), 0.75f);
 }

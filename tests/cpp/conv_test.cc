@@ -110,8 +110,8 @@ TEST(ConvTest, RepeatedCallsReuseCachedPrimitives) {
   Tensor x = RandomTensor({1, 8, 10, 10}, DType::kFloat32, 7);
   Tensor w = RandomTensor({8, 8, 3, 3}, DType::kFloat32, 8);
   AttrMap attrs = {{"pads", Ints{1, 1, 1, 1}}};
-  Tensor first = CallOp("Conv", {x, w}, attrs)[0];
-  Tensor second = CallOp("Conv", {x, w}, attrs)[0];
+  Tensor first = Call1("Conv", {x, w}, attrs);
+  Tensor second = Call1("Conv", {x, w}, attrs);
   EXPECT_EQ(CloseRatio(first, second, 0, 0), 0.0);
 }
 
@@ -120,7 +120,7 @@ TEST(ConvTest, KnownValues) {
   Tensor x = Tensor::FromVector<float>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   Tensor w = Tensor::Ones({1, 1, 2, 2});
   Tensor b = Tensor::FromVector<float>({1}, {10});
-  Tensor y = CallOp("Conv", {x, w, b})[0];
+  Tensor y = Call1("Conv", {x, w, b});
   EXPECT_EQ(y.shape(), (Shape{1, 1, 2, 2}));
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{22, 26, 34, 38}));
 }

@@ -68,7 +68,7 @@ TEST(Tensor, ScalarsAndEmpty) {
   EXPECT_TRUE(e.empty());
   EXPECT_EQ(e.Clone().shape(), (Shape{0, 4}));
   EXPECT_EQ(e.Transpose().Contiguous().shape(), (Shape{4, 0}));
-  Tensor y = CallOp("Add", {e, Tensor::Ones({4})})[0];
+  Tensor y = Call1("Add", {e, Tensor::Ones({4})});
   EXPECT_EQ(y.shape(), (Shape{0, 4}));
   EXPECT_THROW(Tensor({2, -1}), ShapeError);
 }
@@ -118,21 +118,20 @@ TEST(DType, CodesNamesAndSizesOfTheNewestTypes) {
 // of two; round_mode decides between neighbours).
 TEST(DType, SubByteAndE8M0CastsRoundTrip) {
   Tensor x = Tensor::FromVector<float>({6}, {-3.f, -2.f, -1.f, 0.f, 1.f, 2.f});
-  Tensor i2 = CallOp("Cast", {x}, {{"to", int64_t{26}}})[0];
+  Tensor i2 = Call1("Cast", {x}, {{"to", int64_t{26}}});
   EXPECT_EQ(i2.dtype(), DType::kInt2);
-  EXPECT_EQ(CallOp("Cast", {i2}, {{"to", int64_t{1}}})[0].ToVector<float>(),
+  EXPECT_EQ(Call1("Cast", {i2}, {{"to", int64_t{1}}}).ToVector<float>(),
             (std::vector<float>{1, -2, -1, 0, 1, -2}));
-  Tensor u2 = CallOp("Cast", {x}, {{"to", int64_t{25}}})[0];
-  EXPECT_EQ(CallOp("Cast", {u2}, {{"to", int64_t{1}}})[0].ToVector<float>(),
+  Tensor u2 = Call1("Cast", {x}, {{"to", int64_t{25}}});
+  EXPECT_EQ(Call1("Cast", {u2}, {{"to", int64_t{1}}}).ToVector<float>(),
             (std::vector<float>{1, 2, 3, 0, 1, 2}));
   Tensor v = Tensor::FromVector<float>({5}, {0.3f, 0.375f, 1.f, 3e38f, NAN});
   auto e8m0 = [&](const char* mode, bool saturate) {
-    Tensor e = CallOp("Cast", {v},
-                      {{"to", int64_t{24}},
-                       {"round_mode", std::string(mode)},
-                       {"saturate", int64_t{saturate}}})[0];
+    Tensor e = Call1(
+        "Cast", {v},
+        {{"to", int64_t{24}}, {"round_mode", std::string(mode)}, {"saturate", int64_t{saturate}}});
     EXPECT_EQ(e.dtype(), DType::kFloat8E8M0);
-    return CallOp("Cast", {e}, {{"to", int64_t{1}}})[0].ToVector<float>();
+    return Call1("Cast", {e}, {{"to", int64_t{1}}}).ToVector<float>();
   };
   const float big = std::ldexp(1.f, 127);
   std::vector<float> up = e8m0("up", true), down = e8m0("down", true), near = e8m0("nearest", true);
@@ -206,7 +205,7 @@ TEST(Device, GraphCaptureAndReplay) {
   Tensor a = Tensor::FromVector<float>({2}, {1, 2});
   Tensor b = Tensor::FromVector<float>({2}, {10, 20});
   cpu.EnableGraph(true);
-  Tensor y = CallOp("Add", {a, b})[0];
+  Tensor y = Call1("Add", {a, b});
   cpu.EnableGraph(false);
   EXPECT_EQ(cpu.graph_size(), 1u);
   cpu.RunGraph();

@@ -98,10 +98,10 @@ struct Tiny {
   Tensor Loss(int step) const {
     Tensor x1 = Tensor::FromVector<float>({3}, {1.0f + step, -2, 0.5f});
     Tensor x2 = Tensor::FromVector<float>({2}, {0.25f, -1.0f * step});
-    Tensor a = CallOp("ReduceSum", {CallOp("Mul", {x1, w1})[0]})[0];
-    Tensor b = CallOp("ReduceSum", {CallOp("Mul", {x2, w2})[0]})[0];
-    Tensor l = CallOp("Add", {a, b})[0];
-    return CallOp("Mul", {l, CallOp("Mul", {l, Tensor::Scalar<float>(0.1f)})[0]})[0];
+    Tensor a = Call1("ReduceSum", {Call1("Mul", {x1, w1})});
+    Tensor b = Call1("ReduceSum", {Call1("Mul", {x2, w2})});
+    Tensor l = Call1("Add", {a, b});
+    return Call1("Mul", {l, Call1("Mul", {l, Tensor::Scalar<float>(0.1f)})});
   }
 };
 
@@ -171,7 +171,7 @@ TEST(DistOpt, RejectsNonFloat32Parameters) {
   auto sgd = std::make_shared<opt::SGD>(opt::SGD::Options{.lr = 0.1});
   opt::DistOpt dist(sgd);
   Tensor w = Tensor::FromVector<double>({2}, {1, 2}).set_stores_grad(true);
-  Tensor loss = CallOp("ReduceSum", {CallOp("Mul", {w, w})[0]})[0];
+  Tensor loss = Call1("ReduceSum", {Call1("Mul", {w, w})});
   EXPECT_THROW(dist.BackwardAndUpdate(loss), DTypeError);
   EXPECT_THROW(opt::DistOpt(nullptr), Error);
 }

@@ -23,7 +23,7 @@ class Mlp : public nn::Model {
     fc2_ = Add("fc2", std::make_shared<nn::Linear>(3));
   }
   TensorList Forward(const TensorList& x) override {
-    return {(*fc2_)(nn::Op("Relu", {(*bn_)((*fc1_)(x[0]))}))};
+    return {(*fc2_)(Call1("Relu", {(*bn_)((*fc1_)(x[0]))}))};
   }
   TensorList TrainOneBatch(const TensorList& xy) override {
     Tensor out = Forward({xy[0]})[0];
@@ -192,8 +192,8 @@ TEST(Export, OpWithoutOnnxForm) {
   Tensor x = Input(2);
   Tensor w = Tensor::Ones({5, 3}).set_stores_grad(true).set_name("w");
   GradModeGuard record(true);
-  Tensor h = CallOp("MatMul", {x, w})[0];
-  TensorList out = {CallOp("Relu", {h})[0]};
+  Tensor h = Call1("MatMul", {x, w});
+  TensorList out = {Call1("Relu", {h})};
   autograd::RecordFunction("my_fn", {&h, 1}, out, [](const TensorList& dy) { return dy; });
   std::string msg = ErrorOf<UnsupportedOp>([&] { sonnx::ToOnnx({x}, out); });
   EXPECT_NE(msg.find("Function"), std::string::npos) << msg;
@@ -205,12 +205,12 @@ TEST(Export, NameClashAndUnusedInput) {
   Tensor w1 = Tensor::Ones({5, 3}).set_stores_grad(true).set_name("w");
   Tensor w2 = Tensor::Ones({5, 3}).set_stores_grad(true).set_name("w");
   GradModeGuard record(true);
-  Tensor y = CallOp("Add", {CallOp("MatMul", {x, w1})[0], CallOp("MatMul", {x, w2})[0]})[0];
+  Tensor y = Call1("Add", {Call1("MatMul", {x, w1}), Call1("MatMul", {x, w2})});
   std::string msg = ErrorOf<ShapeError>([&] { sonnx::ToOnnx({x}, {y}); });
   EXPECT_NE(msg.find("name clash: 'w'"), std::string::npos) << msg;
 
   Tensor other = Input(2);
-  Tensor z = CallOp("MatMul", {other, w1})[0];
+  Tensor z = Call1("MatMul", {other, w1});
   msg = ErrorOf<ShapeError>([&] { sonnx::ToOnnx({x}, {z}); });
   EXPECT_NE(msg.find("input 0"), std::string::npos) << msg;
   EXPECT_NE(msg.find("not used"), std::string::npos) << msg;
@@ -228,7 +228,7 @@ TEST(Export, SaveIsAtomic) {
   Tensor untraced;
   {
     NoGradGuard no_grad;
-    untraced = CallOp("MatMul", {x, w})[0];
+    untraced = Call1("MatMul", {x, w});
   }
   EXPECT_THROW(sonnx::SaveOnnx(path, {x}, {untraced}), ShapeError);
   std::ifstream in(path);
@@ -236,7 +236,7 @@ TEST(Export, SaveIsAtomic) {
   EXPECT_EQ(contents, "previous");
 
   GradModeGuard record(true);
-  Tensor y = CallOp("MatMul", {x, w})[0];
+  Tensor y = Call1("MatMul", {x, w});
   sonnx::SaveOnnx(path, {x}, {y});
   ExpectNear(sonnx::Prepare(path)->Run({x})[0], y);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);

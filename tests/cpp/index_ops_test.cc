@@ -17,9 +17,9 @@ Tensor Strings(Shape shape, std::vector<std::string> v) {
 
 TEST(Trilu, StringZerosAreEmpty) {
   Tensor x = Strings({2, 3}, {"a", "b", "c", "d", "e", "f"});
-  EXPECT_EQ(CallOp("Trilu", {x})[0].ToVector<std::string>(),
+  EXPECT_EQ(Call1("Trilu", {x}).ToVector<std::string>(),
             (std::vector<std::string>{"a", "b", "c", "", "e", "f"}));
-  EXPECT_EQ(CallOp("Trilu", {x, Tensor::Scalar<int64_t>(-1)}, {{"upper", int64_t{0}}})[0]
+  EXPECT_EQ(Call1("Trilu", {x, Tensor::Scalar<int64_t>(-1)}, {{"upper", int64_t{0}}})
                 .ToVector<std::string>(),
             (std::vector<std::string>{"", "", "", "d", "", ""}));
 }
@@ -27,7 +27,7 @@ TEST(Trilu, StringZerosAreEmpty) {
 TEST(CenterCropPad, StringPadIsEmpty) {
   Tensor x = Strings({1, 2}, {"a", "b"});
   Tensor shape = Tensor::FromVector<int64_t>({2}, {2, 3});
-  Tensor y = CallOp("CenterCropPad", {x, shape})[0];
+  Tensor y = Call1("CenterCropPad", {x, shape});
   EXPECT_EQ(y.shape(), (Shape{2, 3}));
   // Padded by 1 at the end of axis 0 and (3 - 2) / 2 = 0 at the start of axis 1.
   EXPECT_EQ(y.ToVector<std::string>(), (std::vector<std::string>{"a", "b", "", "", "", ""}));
@@ -35,11 +35,10 @@ TEST(CenterCropPad, StringPadIsEmpty) {
 
 TEST(BitCast, HalfBitsAreKept) {
   Tensor x = Tensor::FromVector<Half>({3}, {Half(1.0f), Half(-2.0f), Half(0.5f)});
-  Tensor y = CallOp("BitCast", {x}, {{"to", int64_t{static_cast<int64_t>(DType::kUInt16)}}}, 26)[0];
+  Tensor y = Call1("BitCast", {x}, {{"to", int64_t{static_cast<int64_t>(DType::kUInt16)}}}, 26);
   EXPECT_EQ(y.dtype(), DType::kUInt16);
   EXPECT_EQ(y.ToVector<uint16_t>(), (std::vector<uint16_t>{0x3C00, 0xC000, 0x3800}));
-  Tensor back =
-      CallOp("BitCast", {y}, {{"to", int64_t{static_cast<int64_t>(DType::kFloat16)}}}, 26)[0];
+  Tensor back = Call1("BitCast", {y}, {{"to", int64_t{static_cast<int64_t>(DType::kFloat16)}}}, 26);
   EXPECT_EQ(back.ToVector<float>(), (std::vector<float>{1.0f, -2.0f, 0.5f}));
 }
 
@@ -65,8 +64,8 @@ TEST(CumProd, Errors) {
 
 TEST(CumProd, Values) {
   Tensor x = Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
-  Tensor y = CallOp("CumProd", {x, Tensor::Scalar<int64_t>(1)},
-                    {{"exclusive", int64_t{1}}, {"reverse", int64_t{1}}}, 26)[0];
+  Tensor y = Call1("CumProd", {x, Tensor::Scalar<int64_t>(1)},
+                   {{"exclusive", int64_t{1}}, {"reverse", int64_t{1}}}, 26);
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{6, 3, 1, 30, 6, 1}));
 }
 

@@ -34,10 +34,10 @@ TEST(MatMul, TransposedViewInputs) {
   // The fast path describes transposed operands by strides; compare with dense copies.
   Tensor a = RandomTensor({96, 64}, DType::kFloat32, 1).Transpose();
   Tensor b = RandomTensor({80, 96}, DType::kFloat32, 2).Transpose();
-  Tensor fast = CallOp("MatMul", {a, b})[0];
-  Tensor dense = CallOp("MatMul", {a.Contiguous(), b.Contiguous()})[0];
+  Tensor fast = Call1("MatMul", {a, b});
+  Tensor dense = Call1("MatMul", {a.Contiguous(), b.Contiguous()});
   KernelVariantGuard guard(KernelVariant::kReference);
-  Tensor ref = CallOp("MatMul", {a, b})[0];
+  Tensor ref = Call1("MatMul", {a, b});
   EXPECT_LE(CloseRatio(fast, ref, 1e-4, 1e-5), 1.0);
   EXPECT_LE(CloseRatio(dense, ref, 1e-4, 1e-5), 1.0);
 }
@@ -45,9 +45,9 @@ TEST(MatMul, TransposedViewInputs) {
 TEST(MatMul, KnownValues) {
   Tensor a = Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor b = Tensor::FromVector<float>({3, 2}, {7, 8, 9, 10, 11, 12});
-  Tensor y = CallOp("MatMul", {a, b})[0];
+  Tensor y = Call1("MatMul", {a, b});
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{58, 64, 139, 154}));
-  Tensor v = CallOp("MatMul", {a.Slice(0, 0, 1).Squeeze(0), b})[0];  // 1-D A
+  Tensor v = Call1("MatMul", {a.Slice(0, 0, 1).Squeeze(0), b});  // 1-D A
   EXPECT_EQ(v.shape(), (Shape{2}));
   EXPECT_EQ(v.ToVector<float>(), (std::vector<float>{58, 64}));
 }
@@ -80,8 +80,7 @@ TEST(Gemm, KnownValues) {
   Tensor a = Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4});
   Tensor b = Tensor::FromVector<float>({2, 2}, {5, 6, 7, 8});
   Tensor c = Tensor::FromVector<float>({2}, {1, -1});
-  Tensor y =
-      CallOp("Gemm", {a, b, c}, {{"alpha", 2.0f}, {"beta", 3.0f}, {"transB", int64_t{1}}})[0];
+  Tensor y = Call1("Gemm", {a, b, c}, {{"alpha", 2.0f}, {"beta", 3.0f}, {"transB", int64_t{1}}});
   // A @ B^T = [[17, 23], [39, 53]]
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{37, 43, 81, 103}));
 }

@@ -17,7 +17,7 @@ class Mlp : public nn::Model {
     fc2_ = Add("fc2", std::make_shared<nn::Linear>(3));
   }
   TensorList Forward(const TensorList& x) override {
-    return {(*fc2_)(nn::Op("Relu", {(*bn_)((*fc1_)(x[0]))}))};
+    return {(*fc2_)(Call1("Relu", {(*bn_)((*fc1_)(x[0]))}))};
   }
   TensorList TrainOneBatch(const TensorList& xy) override {
     Tensor out = Forward({xy[0]})[0];

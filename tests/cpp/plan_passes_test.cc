@@ -159,7 +159,7 @@ TEST(FoldConstants, FoldedValuesBecomeConstantsAndTheirNodesGo) {
   t.Op("Add", {"y", "sp"}, "z");
   t.Output("z");
   PassCtx ctx = t.Ctx({"np"});
-  const Tensor folded = CallOp("Neg", {ctx.source.constants[t.slot("p")]})[0];
+  const Tensor folded = Call1("Neg", {ctx.source.constants[t.slot("p")]});
   t.values()[t.slot("np")] = folded;
   FoldConstants(ctx);
   EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Mul", "Sqrt", "Add"}));

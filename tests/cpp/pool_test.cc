@@ -86,7 +86,7 @@ TEST(PoolTest, AveragePoolCeilModeCountsOnlyPaddedInput) {
                    {"pads", Ints{1, 1}},
                    {"ceil_mode", int64_t{1}},
                    {"count_include_pad", int64_t{1}}};
-  Tensor y = CallOp("AveragePool", {x}, attrs)[0];
+  Tensor y = Call1("AveragePool", {x}, attrs);
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{2.0f / 3, 1, 1, 0.5f}));
 }
 
@@ -98,14 +98,14 @@ TEST(PoolTest, GlobalPoolsReduceEverySpatialAxis) {
     Tensor x = Tensor::FromVector<float>(s, v);
     Shape want = s;
     std::fill(want.begin() + 2, want.end(), 1);
-    Tensor avg = CallOp("GlobalAveragePool", {x})[0];
-    Tensor max = CallOp("GlobalMaxPool", {x})[0];
+    Tensor avg = Call1("GlobalAveragePool", {x});
+    Tensor max = Call1("GlobalMaxPool", {x});
     EXPECT_EQ(avg.shape(), want);
     EXPECT_EQ(max.shape(), want);
     EXPECT_EQ(avg.ToVector<float>(), (std::vector<float>{2.5f, 8.5f}));
     EXPECT_EQ(max.ToVector<float>(), (std::vector<float>{5, 11}));
   }
-  Tensor empty = CallOp("GlobalAveragePool", {Tensor::Zeros({0, 3, 4, 4})})[0];
+  Tensor empty = Call1("GlobalAveragePool", {Tensor::Zeros({0, 3, 4, 4})});
   EXPECT_EQ(empty.shape(), (Shape{0, 3, 1, 1}));
 }
 

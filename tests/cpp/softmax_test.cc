@@ -26,8 +26,8 @@ TEST(Softmax, Opset11CoercesTo2D) {
   for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
     for (KernelVariant v : {KernelVariant::kFast, KernelVariant::kReference}) {
       KernelVariantGuard guard(v);
-      Tensor got = CallOp(op, {x}, {}, 11)[0];  // axis = 1: normalize over dims 1 and 2
-      Tensor want = CallOp(op, {x.Reshape({2, 12})}, {{"axis", int64_t{1}}})[0].Reshape({2, 3, 4});
+      Tensor got = Call1(op, {x}, {}, 11);  // axis = 1: normalize over dims 1 and 2
+      Tensor want = Call1(op, {x.Reshape({2, 12})}, {{"axis", int64_t{1}}}).Reshape({2, 3, 4});
       EXPECT_LE(CloseRatio(got, want, 1e-5, 1e-6), 1.0) << op;
     }
   }
@@ -35,7 +35,7 @@ TEST(Softmax, Opset11CoercesTo2D) {
 
 TEST(Softmax, Opset11AxisEqualRankIsOneColumn) {
   Tensor x = RandomTensor({2, 3}, DType::kFloat32, 3);
-  Tensor y = CallOp("Softmax", {x}, {{"axis", int64_t{2}}}, 11)[0];
+  Tensor y = Call1("Softmax", {x}, {{"axis", int64_t{2}}}, 11);
   EXPECT_EQ(y.ToVector<float>(), std::vector<float>(6, 1.0f));
 }
 

@@ -5,7 +5,7 @@
 // (so a distributed optimizer can start reducing it while backward goes on).
 //
 //   Tensor w = RandomWeights().set_stores_grad(true);
-//   Tensor loss = CallOp("ReduceMean", {CallOp("Mul", {x, w})[0]})[0];
+//   Tensor loss = Call1("ReduceMean", {Call1("Mul", {x, w})});
 //   autograd::Backward(loss, Tensor(), [&](const Tensor& p, const Tensor& g) {
 //     optimizer.Update(p, g);
 //   });

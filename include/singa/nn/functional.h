@@ -1,7 +1,7 @@
 // Differentiable functions that are not a single ONNX op, written with ops
 // (so autograd, graph capture and export see only ops): the losses and
 // helpers of SINGA's autograd module. Single ops are called by name with
-// CallOp (or, from Python, autograd.relu(x) and friends).
+// Call1 (or, from Python, autograd.relu(x) and friends).
 //
 //   Tensor logits = model(x);                       // [N, C]
 //   Tensor loss = nn::SoftmaxCrossEntropy(logits, labels);   // shape {1}
@@ -14,9 +14,6 @@
 #include "singa/ops/op.h"
 
 namespace singa::nn {
-
-// The first output of op `name` (newest opset).
-Tensor Op(std::string_view name, std::initializer_list<Tensor> inputs, const AttrMap& attrs = {});
 
 // A 0-d tensor of `like`'s dtype and device.
 Tensor ScalarLike(double value, const Tensor& like);

@@ -5,7 +5,7 @@
 //
 //   auto conv = std::make_shared<nn::Conv2d>(32, 3, nn::Conv2d::Options{.padding = 1});
 //   auto fc = std::make_shared<nn::Linear>(10);
-//   Tensor y = (*fc)(CallOp("Flatten", {(*conv)(x)})[0]);
+//   Tensor y = (*fc)(Call1("Flatten", {(*conv)(x)}));
 //
 // Dropout and BatchNorm2d follow TrainingMode() (see ops/tape.h).
 #pragma once

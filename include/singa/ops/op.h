@@ -15,7 +15,8 @@
 //       .infer(SameAsInput(0))
 //       .kernel(LeakyReluForward);
 //
-//   TensorList y = CallOp("LeakyRelu", {x}, {{"alpha", 0.2f}});
+//   TensorList y = CallOp("LeakyRelu", {x}, {{"alpha", 0.2f}});  // all outputs
+//   Tensor y0 = Call1("LeakyRelu", {x}, {{"alpha", 0.2f}});       // output 0
 //
 // Inputs and outputs are named as in the spec: a trailing '?' marks an
 // optional one, a trailing '...' a variadic (last) one. An absent optional
@@ -299,6 +300,17 @@ inline TensorList CallOp(std::string_view name, std::initializer_list<Tensor> in
                          int num_outputs = -1) {
   return CallOp(name, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, opset,
                 num_outputs);
+}
+
+// The one way to call a single-output op from C++: its output 0.
+//   Tensor y = Call1("LeakyRelu", {x}, {{"alpha", 0.2f}});
+inline Tensor Call1(std::string_view name, std::initializer_list<Tensor> inputs,
+                    const AttrMap& attrs = {}, int opset = kLatestOpset) {
+  return CallOp(name, inputs, attrs, opset)[0];
+}
+inline Tensor Call1(std::string_view name, std::span<const Tensor> inputs,
+                    const AttrMap& attrs = {}, int opset = kLatestOpset) {
+  return CallOp(name, inputs, attrs, opset)[0];
 }
 
 // ---- attribute conversion (used by OpBuilder) ----------------------------

@@ -3,7 +3,7 @@
 // (SINGA's `creator`) on its outputs; autograd::Backward walks these back.
 //
 //   Tensor w = Tensor::Ones({3}).set_stores_grad(true);
-//   Tensor y = CallOp("Mul", {x, w})[0];       // y.creator() is the Mul node
+//   Tensor y = Call1("Mul", {x, w});       // y.creator() is the Mul node
 //   { NoGradGuard no_grad; CallOp("Mul", {x, w}); }  // records nothing
 #pragma once
 

@@ -34,13 +34,12 @@ bool Fold(PassCtx& ctx, Node& conv, const Node& bn) {
   if (scale.ndim() != 1 || scale.dim(0) != w.dim(0)) return false;
   const float eps = AttrOf<float>(bn, "epsilon").value_or(1e-5f);
   const Device dev = ctx.graph.device;
-  Tensor s = CallOp(
-      "Div", {scale, CallOp("Sqrt", {CallOp("Add", {var, Tensor::Scalar(eps, dev)})[0]})[0]})[0];
+  Tensor s = Call1("Div", {scale, Call1("Sqrt", {Call1("Add", {var, Tensor::Scalar(eps, dev)})})});
   Shape per_channel(w.ndim(), 1);
   per_channel[0] = w.dim(0);
-  Tensor w2 = CallOp("Mul", {w, s.Reshape(per_channel)})[0];
-  Tensor centered = b.defined() ? CallOp("Sub", {b, mean})[0] : CallOp("Neg", {mean})[0];
-  Tensor b2 = CallOp("Add", {CallOp("Mul", {centered, s})[0], bias})[0];
+  Tensor w2 = Call1("Mul", {w, s.Reshape(per_channel)});
+  Tensor centered = b.defined() ? Call1("Sub", {b, mean}) : Call1("Neg", {mean});
+  Tensor b2 = Call1("Add", {Call1("Mul", {centered, s}), bias});
   for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
     if (t->defined()) {
       auto block = internal::BlockOf(*t);
