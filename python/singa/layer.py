@@ -112,17 +112,18 @@ _attach(_nn.Layer, _LayerProtocol)
 Layer = _nn.Layer
 
 
-def _tensor_list(out):
-    """The CTensors of a forward's result (a Tensor, or lists and tuples of
-    them; None adds nothing), in order, for C++."""
+def _tensor_list(out, strict=True):
+    """The CTensors of a forward's or a step's result, in order, for C++:
+    Tensors, lists and tuples of them, None (nothing); `strict` refuses
+    anything else, which otherwise adds nothing."""
     if isinstance(out, Tensor):
         return [out.data]
     if isinstance(out, (list, tuple)):
-        return [t for o in out for t in _tensor_list(o)]
-    if out is None:
+        return [t for o in out for t in _tensor_list(o, strict)]
+    if out is None or not strict:
         return []
-    raise TypeError(f"a layer called from C++ must return Tensors (or lists of them), got "
-                    f"{type(out).__name__}")
+    raise TypeError(f"a result that C++ keeps (a layer called from C++, a graph-mode step) "
+                    f"must be Tensors or lists of them, got {type(out).__name__}")
 
 
 class _Builtin:

@@ -51,7 +51,8 @@ class _ModelProtocol:
         (placeholders: their shapes matter), names the parameters by their
         dotted paths and sets the modes."""
         self._compile([_ct(t) for t in inputs], bool(is_train), bool(use_graph), bool(sequential))
-        self.__dict__.pop("_result", None)
+        for k in ("_result", "_results"):
+            self.__dict__.pop(k, None)
         autograd.training = bool(is_train)
 
     def train(self, mode=True):
@@ -62,7 +63,10 @@ class _ModelProtocol:
         self.train(False)
 
     def graph(self, mode=True, sequential=False):
+        """Switches graph mode; a change drops the captured steps."""
         self._graph(bool(mode), bool(sequential))
+        if self.num_captured_steps == 0:
+            self.__dict__.pop("_results", None)
 
     def train_one_batch(self, *x, **kw):
         raise NotImplementedError(f"{type(self).__name__}.train_one_batch is not defined")
@@ -105,7 +109,7 @@ class _ModelProtocol:
                                                 for a in x]
         out = fn(*args, **kw)
         self.__dict__["_result"] = out
-        return _flatten(out, self.graph_mode)
+        return layer._tensor_list(out, strict=self.graph_mode)
 
     def save_states(self, fpath, aux_states={}):  # noqa: B006 - SINGA's signature
         """Writes parameters, buffers and `aux_states` (name -> Tensor or
@@ -122,19 +126,6 @@ class _ModelProtocol:
 
 layer._attach(_nn.Model, _ModelProtocol)
 Model = _nn.Model
-
-
-def _flatten(out, strict):
-    """The CTensors of a step's result, in order; `strict` (graph mode)
-    refuses anything but Tensors, lists and tuples of them and None."""
-    if isinstance(out, Tensor):
-        return [out.data]
-    if isinstance(out, (list, tuple)):
-        return [t for o in out for t in _flatten(o, strict)]
-    if out is None or not strict:
-        return []
-    raise TypeError(f"graph mode: a step must return Tensors (or lists of them), got "
-                    f"{type(out).__name__}")
 
 
 def _rebuild(template, tensors):
