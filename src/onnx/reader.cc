@@ -18,6 +18,7 @@
 #include "onnx/graph.h"
 #include "onnx/proto.h"
 #include "singa/onnx/inspect.h"
+#include "singa/ops/tape.h"
 
 namespace singa::sonnx {
 namespace {
@@ -46,11 +47,6 @@ void FreeNames(const onnx::GraphProto& gp, std::set<std::string>& out) {
   }
   for (const std::string& u : used)
     if (!defined.count(u)) out.insert(u);
-}
-
-// Constant nodes are folded at Prepare: their values become constants.
-bool IsConstant(const onnx::NodeProto& n) {
-  return n.op_type() == "Constant" && CanonicalDomain(n.domain()).empty();
 }
 
 // The schema a node resolves to at the model's opsets; null when none.
@@ -285,7 +281,7 @@ class Reader {
     } catch (const Error& e) {
       issues_->push_back({prefix_ + NodeName(np, file_index), np.op_type(),
                           std::string(DomainName(np.domain())), e.what(),
-                          !SchemaOf(np, g_->opsets) && !IsConstant(np)});
+                          !SchemaOf(np, g_->opsets)});
       for (const std::string& out : np.output())
         if (!out.empty() && !HasValue(out)) NewSlot(out, "output");
     }
@@ -303,10 +299,6 @@ class Reader {
     int num_inputs = np.input_size();
     while (num_inputs > 0 && np.input(num_inputs - 1).empty()) --num_inputs;
 
-    if (IsConstant(np)) {
-      FoldConstant(np, where);
-      return;
-    }
     auto opset = g_->opsets.find(node.domain);
     if (opset == g_->opsets.end()) {
       SINGA_CHECK(!OpRegistry::Find(node.op_type, kLatestOpset, node.domain), InvalidModel,
@@ -345,7 +337,19 @@ class Reader {
     node.attrs = s.ParseAttrs(attrs, {}, node.name);
     node.on_values = s.RunsOnValues(attrs);
     if (s.validate) s.validate(num_inputs, num_outputs, node.attrs.get(), where);
+    if (num_inputs == 0 && !node.on_values && node.outer_inputs.empty() && !s.nondeterministic)
+      return FoldNode(np, node, num_outputs);
     AppendNode(np, std::move(node), num_inputs, num_outputs, where);
+  }
+
+  // A node without inputs (Constant) computes constants: it runs once here
+  // and its outputs become constants of the graph, not a node.
+  void FoldNode(const onnx::NodeProto& np, const Node& node, int num_outputs) {
+    NoGradGuard no_grad;
+    const TensorList outs = node.schema->Run({}, node.attrs, num_outputs, node.name);
+    for (int i = 0; i < num_outputs; ++i)
+      if (!np.output(i).empty())
+        g_->constants[NewSlot(np.output(i), g_->Where(node) + ": output")] = outs[i];
   }
 
   // "2", "1 to 3" or "1 or more": an op's input or output count for messages.
@@ -418,48 +422,6 @@ class Reader {
     for (int i = 0; i < gp_.node_size(); ++i)
       if (needed[i]) *f.add_node() = gp_.node(i);
     return ReadGraphAttr(f, node.name + "/" + cut.name + "/", node);
-  }
-
-  void FoldConstant(const onnx::NodeProto& np, const std::string& where) {
-    SINGA_CHECK(
-        np.attribute_size() == 1, InvalidModel,
-        where << ": a Constant needs exactly one attribute, it has " << np.attribute_size());
-    SINGA_CHECK(np.output_size() == 1 && !np.output(0).empty(), InvalidModel,
-                where << ": a Constant has one output");
-    const auto& a = np.attribute(0);
-    AttrValue v = AttrFromProto(a, base_dir_, g_->device, where);
-    const std::string& kind = a.name();
-    try {
-      int slot = NewSlot(np.output(0), where + ": output");
-      g_->constants[slot] = ConstantValue(kind, v, where);
-    } catch (const std::bad_variant_access&) {
-      throw InvalidModel(where + ": attribute '" + kind + "' has the wrong type");
-    }
-  }
-
-  Tensor ConstantValue(const std::string& kind, const AttrValue& v, const std::string& where) {
-    Tensor t;
-    if (kind == "value") {
-      t = std::get<Tensor>(v);
-    } else if (kind == "value_float") {
-      t = Tensor::Scalar<float>(std::get<float>(v), g_->device);
-    } else if (kind == "value_int") {
-      t = Tensor::Scalar<int64_t>(std::get<int64_t>(v), g_->device);
-    } else if (kind == "value_floats") {
-      auto& f = std::get<std::vector<float>>(v);
-      t = Tensor::FromVector<float>({static_cast<int64_t>(f.size())}, f, g_->device);
-    } else if (kind == "value_ints") {
-      auto& f = std::get<std::vector<int64_t>>(v);
-      t = Tensor::FromVector<int64_t>({static_cast<int64_t>(f.size())}, f, g_->device);
-    } else if (kind == "value_string") {
-      t = Tensor::Scalar<std::string>(std::get<std::string>(v), g_->device);
-    } else if (kind == "value_strings") {
-      auto& f = std::get<std::vector<std::string>>(v);
-      t = Tensor::FromVector<std::string>({static_cast<int64_t>(f.size())}, f, g_->device);
-    } else {
-      throw UnsupportedOp(where + ": Constant attribute '" + kind + "' is not supported");
-    }
-    return t;
   }
 
   void ReadOutputs(const onnx::GraphProto& gp) {
