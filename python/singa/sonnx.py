@@ -87,18 +87,30 @@ def prepare(model, device="CPU", **kwargs):
     return SingaRep(rep)
 
 
-def _input_ct(x):
+def _input_ct(x, name, sequence=True, dtype=None):
     """A graph value for the binding: None (an empty optional), a list of
-    tensors (a sequence), or a tensor (numpy array or Tensor)."""
+    tensors (a sequence input), or a tensor (a numpy array, a Tensor, or
+    nested Python lists for a tensor input, made of the input's dtype)."""
     if x is None:
         return None
-    if isinstance(x, (list, tuple)):
-        return [_input_ct(e) for e in x]
+    as_list = isinstance(x, (list, tuple))
+    if as_list and (sequence or any(isinstance(e, (np.ndarray, Tensor, _singa.CTensor))
+                                    for e in x)):
+        # A sequence (for a tensor input, run names the mismatch).
+        return [_input_ct(e, f"{name}[{i}]", False) for i, e in enumerate(x)]
     if isinstance(x, Tensor):
         return x.data
     if isinstance(x, _singa.CTensor):
         return x
-    return _ctensor_from_numpy(np.asarray(x))
+    try:
+        arr = np.asarray(x)
+    except ValueError as e:  # ragged nested lists
+        raise TypeError(f"SingaRep.run: input {name!r} is not an array: {e}") from None
+    if arr.dtype == object and not all(isinstance(v, str) for v in arr.ravel()):
+        raise TypeError(f"SingaRep.run: input {name!r} holds "
+                        f"{type(next(v for v in arr.ravel() if not isinstance(v, str))).__name__}"
+                        f" values, not numbers or text")
+    return _ctensor_from_numpy(arr, dtype if as_list else None)
 
 
 def _output(v):
@@ -182,7 +194,9 @@ class SingaRep(BackendRep):
             inputs = [inputs[n] for n in names]
         elif isinstance(inputs, (np.ndarray, Tensor)):
             inputs = [inputs]
-        cts = [_input_ct(x) for x in inputs]
+        infos = self._rep.inputs
+        cts = [_input_ct(x, infos[i].name, infos[i].sequence, infos[i].dtype) if i < len(infos)
+               else _input_ct(x, f"input {i}") for i, x in enumerate(inputs)]
         outs = self._rep.run(cts, int(last_layers), [str(a) for a in aux_output])
         return [_output(o) for o in outs]
 

@@ -140,6 +140,14 @@ def product(shape):
 def _ctensor_from_numpy(arr, dtype=None):
     """A new CTensor with arr's values, of `dtype` (default: arr's dtype)."""
     arr = np.asarray(arr)
+    if arr.dtype.kind in "OUS" and dtype is not None and dtype != _STRING:
+        # Text into a number type: what numpy can parse, else an error (a
+        # string never silently becomes 0).
+        try:
+            arr = arr.astype(_np_dtype(dtype))
+        except (ValueError, TypeError) as e:
+            raise _singa.DTypeError(f"Tensor: cannot convert text data to {_singa.dtype_name(dtype)}"
+                                    f" ({e}); pass dtype=tensor.string to keep it text") from None
     if arr.dtype.kind in "OUS":
         values = [x.decode() if isinstance(x, bytes) else str(x) for x in arr.ravel()]
         ct = CTensor.from_strings(values, list(arr.shape))

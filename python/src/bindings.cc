@@ -272,7 +272,19 @@ void BinaryInplace(const OpSchema& s, Tensor& a, const Tensor& b) {
 using namespace singa;
 
 namespace singa {
-void BindNN(nb::module_& m);    // nn_bindings.cc
+void BindNN(nb::module_& m);  // nn_bindings.cc
+
+// singa's Python exception types, most derived last.
+struct ErrorTypes {
+  nb::handle error, shape, dtype, invalid, unsupported, io, memory;
+};
+void SetError(nb::handle type, const Error& e) {
+  const char* msg = e.what();
+  PyObject* text =
+      PyUnicode_DecodeUTF8(msg, static_cast<Py_ssize_t>(std::strlen(msg)), "backslashreplace");
+  PyErr_SetObject(type.ptr(), text);
+  Py_XDECREF(text);
+}
 void BindOnnx(nb::module_& m);  // onnx_bindings.cc
 void BindDist(nb::module_& m);  // dist_bindings.cc
 }  // namespace singa
@@ -282,12 +294,44 @@ NB_MODULE(_singa, m) {
 
   // Errors: ValueError / NotImplementedError / OSError subclasses.
   // Registered base first: nanobind tries the newest translator first.
-  nb::exception<Error>(m, "Error", PyExc_RuntimeError);
-  nb::exception<ShapeError>(m, "ShapeError", PyExc_ValueError);
-  nb::exception<DTypeError>(m, "DTypeError", PyExc_ValueError);
-  nb::exception<InvalidModel>(m, "InvalidModel", PyExc_ValueError);
-  nb::exception<UnsupportedOp>(m, "UnsupportedOp", PyExc_NotImplementedError);
-  nb::exception<IOError>(m, "SingaIOError", PyExc_OSError);
+  static ErrorTypes types{
+      nb::exception<Error>(m, "Error", PyExc_RuntimeError),
+      nb::exception<ShapeError>(m, "ShapeError", PyExc_ValueError),
+      nb::exception<DTypeError>(m, "DTypeError", PyExc_ValueError),
+      nb::exception<InvalidModel>(m, "InvalidModel", PyExc_ValueError),
+      nb::exception<UnsupportedOp>(m, "UnsupportedOp", PyExc_NotImplementedError),
+      nb::exception<IOError>(m, "SingaIOError", PyExc_OSError),
+      nb::exception<MemoryError>(m, "SingaMemoryError", PyExc_MemoryError)};
+  // Tried before nb::exception's own translators: the message may carry
+  // bytes from a file that are not UTF-8 (shown as \xNN, never a
+  // UnicodeDecodeError in place of the error).
+  nb::register_exception_translator(
+      [](const std::exception_ptr& p, void* payload) {
+        const auto& t = *static_cast<const ErrorTypes*>(payload);
+        try {
+          std::rethrow_exception(p);
+        } catch (const MemoryError& e) {
+          SetError(t.memory, e);
+        } catch (const IOError& e) {
+          SetError(t.io, e);
+        } catch (const UnsupportedOp& e) {
+          SetError(t.unsupported, e);
+        } catch (const InvalidModel& e) {
+          SetError(t.invalid, e);
+        } catch (const DTypeError& e) {
+          SetError(t.dtype, e);
+        } catch (const ShapeError& e) {
+          SetError(t.shape, e);
+        } catch (const Error& e) {
+          SetError(t.error, e);
+        }
+      },
+      &types);
+  m.def("max_tensor_bytes", &MaxTensorBytes,
+        "The largest tensor singa allocates (default: the machine's physical memory).");
+  m.def("set_max_tensor_bytes", &SetMaxTensorBytes, "bytes"_a,
+        "Refuse tensors larger than this many bytes (MemoryError naming the tensor) before "
+        "allocating them.");
 
   nb::enum_<DType> dt(m, "DType");
   for (int i = 1; i < kNumDTypes; ++i) {

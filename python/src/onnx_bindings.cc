@@ -3,6 +3,7 @@
 // (prepare, SingaBackend, SONNXModel) on top.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
@@ -45,7 +46,11 @@ void BindOnnx(nb::module_& m) {
   nb::module_ o = m.def_submodule("sonnx", "ONNX import (prepare, SingaRep) and export (to_onnx)");
   nb::class_<sonnx::ValueInfo>(o, "ValueInfo")
       .def_ro("name", &sonnx::ValueInfo::name)
-      .def_ro("dtype", &sonnx::ValueInfo::dtype)
+      .def_prop_ro("dtype",
+                   [](const sonnx::ValueInfo& v) -> std::optional<DType> {
+                     if (v.dtype == DType::kUndefined) return std::nullopt;  // not declared
+                     return v.dtype;
+                   })
       .def_ro("dims", &sonnx::ValueInfo::dims)
       .def_ro("dim_params", &sonnx::ValueInfo::dim_params)
       .def_ro("has_shape", &sonnx::ValueInfo::has_shape)

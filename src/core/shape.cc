@@ -7,8 +7,11 @@
 namespace singa {
 
 int64_t NumElements(const Shape& shape) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    SINGA_CHECK(!__builtin_mul_overflow(n, d, &n), ShapeError,
+                "shape " << ToString(shape) << " has more elements than an int64 counts");
   return n;
 }
 

@@ -1,19 +1,70 @@
 #include "singa/core/tensor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <limits>
 #include <numeric>
 
 namespace singa {
 
+namespace {
+size_t PhysicalMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page)
+                               : std::numeric_limits<size_t>::max();
+}
+std::atomic<size_t> g_max_tensor_bytes{PhysicalMemory()};
+
+// Debug builds check every view: the elements its shape and strides reach
+// lie inside its block.
+Tensor InBlock(Tensor t) {
+#ifndef NDEBUG
+  if (t.defined() && t.numel() > 0) {
+    int64_t lo = t.offset(), hi = t.offset();
+    for (size_t i = 0; i < t.shape().size(); ++i) {
+      const int64_t span = (t.shape()[i] - 1) * t.strides()[i];
+      (span < 0 ? lo : hi) += span;
+    }
+    assert(lo >= 0 && static_cast<size_t>(hi + 1) * t.itemsize() <= t.block()->size());
+  }
+#endif
+  return t;
+}
+}  // namespace
+
+size_t MaxTensorBytes() { return g_max_tensor_bytes.load(std::memory_order_relaxed); }
+void SetMaxTensorBytes(size_t bytes) { g_max_tensor_bytes.store(bytes, std::memory_order_relaxed); }
+
+size_t TensorBytes(const Shape& shape, DType dtype, std::string_view what) {
+  for (int64_t d : shape)
+    SINGA_CHECK(d >= 0, ShapeError,
+                what << ": negative dimension in shape " << singa::ToString(shape));
+  int64_t n = 0;
+  try {
+    n = NumElements(shape);
+  } catch (const ShapeError& e) {
+    throw ShapeError(std::string(what) + ": " + e.what());
+  }
+  size_t bytes = 0;
+  SINGA_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), SizeOf(dtype), &bytes), ShapeError,
+              what << ": " << Name(dtype) << singa::ToString(shape) << " needs more bytes than "
+                   << "a size_t counts");
+  SINGA_CHECK(bytes <= MaxTensorBytes(), MemoryError,
+              what << ": " << Name(dtype) << singa::ToString(shape) << " needs " << bytes
+                   << " bytes, more than the limit of " << MaxTensorBytes()
+                   << " (singa.set_max_tensor_bytes)");
+  return bytes;
+}
+
 Tensor::Tensor(Shape shape, DType dtype, Device device)
     : device_(device), dtype_(dtype), shape_(std::move(shape)) {
   SINGA_CHECK(dtype != DType::kUndefined, DTypeError, "Tensor: dtype is undefined");
-  for (int64_t d : shape_)
-    SINGA_CHECK(d >= 0, ShapeError,
-                "Tensor: negative dimension in shape " << singa::ToString(shape_));
+  const size_t bytes = TensorBytes(shape_, dtype);
   strides_ = ContiguousStrides(shape_);
-  block_ = std::make_shared<Block>(device, static_cast<size_t>(NumElements(shape_)) * SizeOf(dtype),
-                                   dtype);
+  block_ = std::make_shared<Block>(device, bytes, dtype);
 }
 
 Tensor Tensor::Zeros(Shape shape, DType dtype, Device device) {
@@ -77,9 +128,8 @@ Tensor Tensor::Reshape(Shape shape) const {
       SINGA_CHECK(infer < 0, ShapeError, "Reshape: more than one -1 in " << singa::ToString(shape));
       infer = static_cast<int64_t>(i);
     } else {
-      SINGA_CHECK(shape[i] >= 0, ShapeError,
+      SINGA_CHECK(shape[i] >= 0 && !__builtin_mul_overflow(known, shape[i], &known), ShapeError,
                   "Reshape: invalid dimension in " << singa::ToString(shape));
-      known *= shape[i];
     }
   }
   if (infer >= 0) {
@@ -94,7 +144,7 @@ Tensor Tensor::Reshape(Shape shape) const {
   Tensor t = Detach();
   t.shape_ = std::move(shape);
   t.strides_ = ContiguousStrides(t.shape_);
-  return t;
+  return InBlock(std::move(t));
 }
 
 Tensor Tensor::Permute(const std::vector<int64_t>& perm) const {
@@ -110,7 +160,7 @@ Tensor Tensor::Permute(const std::vector<int64_t>& perm) const {
     t.shape_[i] = shape_[p];
     t.strides_[i] = strides_[p];
   }
-  return t;
+  return InBlock(std::move(t));
 }
 
 Tensor Tensor::Transpose() const {
@@ -141,7 +191,7 @@ Tensor Tensor::Slice(int64_t axis, int64_t start, int64_t stop, int64_t step) co
   if (len > 0) t.offset_ += start * strides_[axis];
   t.shape_[axis] = len;
   t.strides_[axis] = strides_[axis] * step;
-  return t;
+  return InBlock(std::move(t));
 }
 
 Tensor Tensor::BroadcastTo(const Shape& shape) const {
@@ -156,7 +206,7 @@ Tensor Tensor::BroadcastTo(const Shape& shape) const {
                 "Expand: cannot broadcast " << ToString() << " to " << singa::ToString(shape));
     t.strides_[lead + i] = shape_[i] == 1 && shape[lead + i] != 1 ? 0 : strides_[i];
   }
-  return t;
+  return InBlock(std::move(t));
 }
 
 Tensor Tensor::Squeeze(int64_t axis) const {

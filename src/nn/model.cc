@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "singa/core/file.h"
 #include "singa/ops/tape.h"
 
 namespace singa::nn {
@@ -171,8 +172,8 @@ namespace {
 constexpr char kMagic[8] = {'S', 'I', 'N', 'G', 'A', 'S', 'T', '1'};
 
 template <class T>
-void Put(std::ostream& os, T v) {
-  os.write(reinterpret_cast<const char*>(&v), sizeof(T));
+void Put(std::FILE* f, T v) {
+  std::fwrite(&v, sizeof(T), 1, f);
 }
 
 template <class T>
@@ -182,52 +183,43 @@ T Get(std::istream& is, const std::string& path) {
   SINGA_CHECK(is.good(), IOError, "load_states: '" << path << "' is truncated");
   return v;
 }
-}  // namespace
 
-namespace {
-void WriteTensors(std::ostream& os, const std::string& path, const TensorMap& tensors) {
-  os.write(kMagic, sizeof(kMagic));
-  Put<uint64_t>(os, tensors.size());
+void WriteTensors(std::FILE* f, const TensorMap& tensors) {
+  std::fwrite(kMagic, sizeof(kMagic), 1, f);
+  Put<uint64_t>(f, tensors.size());
   for (auto& [name, t] : tensors) {
     SINGA_CHECK(t.dtype() != DType::kString, DTypeError,
                 "save_states: '" << name << "' is a string tensor");
     Tensor c = t.Contiguous();
-    Put<uint32_t>(os, static_cast<uint32_t>(name.size()));
-    os.write(name.data(), static_cast<std::streamsize>(name.size()));
-    Put<int32_t>(os, static_cast<int32_t>(c.dtype()));
-    Put<uint32_t>(os, static_cast<uint32_t>(c.ndim()));
-    for (int64_t d : c.shape()) Put<int64_t>(os, d);
-    Put<uint64_t>(os, c.nbytes());
-    if (c.nbytes())
-      os.write(static_cast<const char*>(c.raw_data()), static_cast<std::streamsize>(c.nbytes()));
+    Put<uint32_t>(f, static_cast<uint32_t>(name.size()));
+    std::fwrite(name.data(), 1, name.size(), f);
+    Put<int32_t>(f, static_cast<int32_t>(c.dtype()));
+    Put<uint32_t>(f, static_cast<uint32_t>(c.ndim()));
+    for (int64_t d : c.shape()) Put<int64_t>(f, d);
+    Put<uint64_t>(f, c.nbytes());
+    if (c.nbytes()) std::fwrite(c.raw_data(), 1, c.nbytes(), f);
   }
-  os.flush();
-  SINGA_CHECK(os.good(), IOError, "save_states: writing '" << path << "' failed");
 }
 }  // namespace
 
 void SaveTensors(const std::string& path, const TensorMap& tensors) {
-  // Written beside the target and renamed over it: a failed or interrupted
-  // save leaves the previous file as it was.
-  const std::string tmp = path + ".tmp";
-  try {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    SINGA_CHECK(os.good(), IOError, "save_states: cannot write '" << tmp << "'");
-    WriteTensors(os, tmp, tensors);
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw IOError("save_states: cannot rename '" + tmp + "' to '" + path + "': " + why);
-  }
+  // Through a temporary file renamed over the target: a failed or
+  // interrupted save leaves the previous file as it was.
+  WriteFileAtomically(
+      path, [&](std::FILE* f) { WriteTensors(f, tensors); }, "save_states");
 }
 
 TensorMap LoadTensors(const std::string& path) {
-  std::ifstream is(path, std::ios::binary);
+  std::ifstream is(path, std::ios::binary | std::ios::ate);
   SINGA_CHECK(is.good(), IOError, "load_states: cannot open '" << path << "'");
+  const auto file_size = static_cast<uint64_t>(is.tellg());
+  is.seekg(0);
+  // What the file says it holds is checked against what it has left before
+  // anything is allocated.
+  auto left = [&] { return file_size - static_cast<uint64_t>(is.tellg()); };
+  auto corrupt = [&](const std::string& part) {
+    return IOError("load_states: '" + path + "' is corrupt (" + part + ")");
+  };
   char magic[sizeof(kMagic)] = {};
   is.read(magic, sizeof(magic));
   SINGA_CHECK(is.good() && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0, IOError,
@@ -236,26 +228,32 @@ TensorMap LoadTensors(const std::string& path) {
   TensorMap out;
   for (uint64_t i = 0; i < count; ++i) {
     const auto len = Get<uint32_t>(is, path);
-    SINGA_CHECK(len < (1u << 20), IOError,
-                "load_states: '" << path << "' is corrupt (name length)");
+    if (len > left()) throw corrupt("name length");
     std::string name(len, '\0');
     is.read(name.data(), len);
     const auto code = Get<int32_t>(is, path);
-    SINGA_CHECK(code > 0 && code < kNumDTypes && code != static_cast<int32_t>(DType::kString),
-                IOError, "load_states: '" << path << "' is corrupt (dtype of '" << name << "')");
+    if (code <= 0 || code >= kNumDTypes || code == static_cast<int32_t>(DType::kString))
+      throw corrupt("dtype of '" + name + "'");
     const auto rank = Get<uint32_t>(is, path);
-    SINGA_CHECK(rank <= 64, IOError,
-                "load_states: '" << path << "' is corrupt (rank of '" << name << "')");
+    if (rank > 64) throw corrupt("rank of '" + name + "'");
     Shape shape(rank);
     for (auto& d : shape) {
       d = Get<int64_t>(is, path);
-      SINGA_CHECK(d >= 0, IOError,
-                  "load_states: '" << path << "' is corrupt (shape of '" << name << "')");
+      if (d < 0) throw corrupt("shape of '" + name + "'");
     }
-    Tensor t(shape, static_cast<DType>(code));
+    const auto dtype = static_cast<DType>(code);
     const auto bytes = Get<uint64_t>(is, path);
-    SINGA_CHECK(bytes == t.nbytes(), IOError,
-                "load_states: '" << path << "' is corrupt (size of '" << name << "')");
+    if (bytes > left())
+      throw IOError("load_states: '" + path + "' is truncated ('" + name + "' needs " +
+                    std::to_string(bytes) + " bytes, " + std::to_string(left()) + " are left)");
+    size_t want = 0;
+    try {
+      want = TensorBytes(shape, dtype, "'" + name + "'");
+    } catch (const Error& e) {
+      throw corrupt(e.what());
+    }
+    if (bytes != want) throw corrupt("size of '" + name + "'");
+    Tensor t(shape, dtype);
     if (bytes) {
       is.read(static_cast<char*>(t.raw_data()), static_cast<std::streamsize>(bytes));
       SINGA_CHECK(is.good(), IOError, "load_states: '" << path << "' is truncated");

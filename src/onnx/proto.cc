@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 namespace singa::sonnx {
 namespace {
@@ -45,8 +46,11 @@ void FillFromRaw(Tensor& t, const char* data, size_t size, const std::string& wh
   std::memcpy(out, data, size);
 }
 
+// The external bytes of p: the file must be a regular file inside base_dir
+// and hold [offset, offset + length), and `check_length` must accept length
+// (the rest of the file when not given), all before anything is read.
 std::string ReadExternal(const onnx::TensorProto& p, const std::string& base_dir,
-                         const std::string& what) {
+                         const std::function<void(size_t)>& check_length, const std::string& what) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : p.external_data()) {
@@ -79,29 +83,31 @@ std::string ReadExternal(const onnx::TensorProto& p, const std::string& base_dir
   SINGA_CHECK(!ec && !rel.empty() && *rel.begin() != "..", IOError,
               what << ": external data path '" << location << "' leaves the model's folder '"
                    << base.string() << "'");
+  const fs::file_status st = fs::status(full, ec);
+  SINGA_CHECK(!ec && fs::is_regular_file(st), IOError,
+              what << ": external data file '" << full.string() << "' "
+                   << (ec || !fs::exists(st) ? "does not exist" : "is not a regular file"));
+  const auto file_size = static_cast<int64_t>(fs::file_size(full, ec));
+  SINGA_CHECK(!ec, IOError,
+              what << ": cannot read the size of external data file '" << full.string() << "'");
+  SINGA_CHECK(offset <= file_size, IOError,
+              what << ": external data offset " << offset << " is past the end of '"
+                   << full.string() << "' (" << file_size << " bytes)");
+  if (length < 0) length = file_size - offset;
+  SINGA_CHECK(length <= file_size - offset, IOError,
+              what << ": external data file '" << full.string() << "' has " << file_size
+                   << " bytes; the tensor needs " << length << " from offset " << offset
+                   << " (truncated file?)");
+  check_length(static_cast<size_t>(length));
   std::ifstream in(full, std::ios::binary);
   SINGA_CHECK(in, IOError,
               what << ": cannot open external data file '" << full.string()
                    << "': " << std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const int64_t file_size = static_cast<int64_t>(in.tellg());
-  if (length < 0) length = file_size - offset;
-  SINGA_CHECK(offset >= 0 && length >= 0 && offset + length <= file_size, IOError,
-              what << ": external data file '" << full.string() << "' has " << file_size
-                   << " bytes; the tensor needs bytes [" << offset << ", " << offset + length
-                   << ") (truncated file?)");
   std::string bytes(static_cast<size_t>(length), '\0');
   in.seekg(offset);
   in.read(bytes.data(), length);
   SINGA_CHECK(in, IOError, what << ": reading external data file '" << full.string() << "' failed");
   return bytes;
-}
-
-template <class Src>
-void CheckCount(const Src& src, int64_t want, const Tensor& t, const std::string& what,
-                const char* field) {
-  SINGA_CHECK(static_cast<int64_t>(src.size()) == want, InvalidModel,
-              what << ": " << src.size() << " values in " << field << " for " << t.ToString());
 }
 
 // Values stored one per int32 (or uint64/int64) entry; 1- and 2-byte types
@@ -146,6 +152,35 @@ int PackedBits(DType dt) {
   }
 }
 
+// How many entries of its typed field (float_data, int32_data, ...) a
+// tensor of n elements of dt needs, and that field's size and name.
+struct FieldData {
+  int64_t want, have;
+  const char* name;
+};
+FieldData FieldOf(const onnx::TensorProto& p, DType dt, int64_t n) {
+  switch (dt) {
+    case DType::kFloat32:
+      return {n, p.float_data_size(), "float_data"};
+    case DType::kComplex64:
+      return {2 * n, p.float_data_size(), "float_data"};
+    case DType::kFloat64:
+      return {n, p.double_data_size(), "double_data"};
+    case DType::kComplex128:
+      return {2 * n, p.double_data_size(), "double_data"};
+    case DType::kInt64:
+      return {n, p.int64_data_size(), "int64_data"};
+    case DType::kUInt32:
+    case DType::kUInt64:
+      return {n, p.uint64_data_size(), "uint64_data"};
+    case DType::kString:
+      return {n, p.string_data_size(), "string_data"};
+    default:  // 4- and 2-bit types: one byte's worth per int32_data entry
+      return {PackedBits(dt) ? static_cast<int64_t>(PackedBytes(dt, n)) : n, p.int32_data_size(),
+              "int32_data"};
+  }
+}
+
 Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, Device device,
                        const std::string& what) {
   const int code = p.data_type();
@@ -158,62 +193,63 @@ Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, 
     SINGA_CHECK(d >= 0, InvalidModel, what << ": negative dimension " << d << " in its shape");
     shape.push_back(d);
   }
-  Tensor t(shape, dt, device);
-  const int64_t n = t.numel();
+  // Every size is checked before the tensor is allocated: dims whose product
+  // overflows or exceeds the memory limit, and data shorter or longer than
+  // the dims promise.
+  TensorBytes(shape, dt, what);
+  const int64_t n = NumElements(shape);
+  const size_t raw_bytes = PackedBytes(dt, n);
+  auto check_raw = [&](size_t size) {
+    SINGA_CHECK(size == raw_bytes, InvalidModel,
+                what << ": " << size << " bytes of data for " << Name(dt) << ToString(shape)
+                     << " (expected " << raw_bytes << ")");
+  };
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string bytes = ReadExternal(p, base_dir, what);
+    std::string bytes = ReadExternal(p, base_dir, check_raw, what);
+    Tensor t(shape, dt, device);
     FillFromRaw(t, bytes.data(), bytes.size(), what);
     return t;
   }
   if (p.has_raw_data()) {
     SINGA_CHECK(dt != DType::kString, InvalidModel, what << ": string tensors cannot use raw_data");
+    check_raw(p.raw_data().size());
+    Tensor t(shape, dt, device);
     FillFromRaw(t, p.raw_data().data(), p.raw_data().size(), what);
     return t;
   }
+  const FieldData field = FieldOf(p, dt, n);
+  SINGA_CHECK(field.have == field.want, InvalidModel,
+              what << ": " << field.have << " values in " << field.name << " for " << Name(dt)
+                   << ToString(shape) << " (expected " << field.want << ")");
+  Tensor t(shape, dt, device);
   switch (dt) {
     case DType::kFloat32:
-      CheckCount(p.float_data(), n, t, what, "float_data");
-      if (n) std::memcpy(t.raw_data(), p.float_data().data(), n * sizeof(float));
-      break;
     case DType::kComplex64:
-      CheckCount(p.float_data(), 2 * n, t, what, "float_data");
-      if (n) std::memcpy(t.raw_data(), p.float_data().data(), 2 * n * sizeof(float));
+      if (n) std::memcpy(t.raw_data(), p.float_data().data(), field.want * sizeof(float));
       break;
     case DType::kFloat64:
-      CheckCount(p.double_data(), n, t, what, "double_data");
-      if (n) std::memcpy(t.raw_data(), p.double_data().data(), n * sizeof(double));
-      break;
     case DType::kComplex128:
-      CheckCount(p.double_data(), 2 * n, t, what, "double_data");
-      if (n) std::memcpy(t.raw_data(), p.double_data().data(), 2 * n * sizeof(double));
+      if (n) std::memcpy(t.raw_data(), p.double_data().data(), field.want * sizeof(double));
       break;
     case DType::kInt64:
-      CheckCount(p.int64_data(), n, t, what, "int64_data");
       FillFromInts(t, p.int64_data());
       break;
     case DType::kUInt32:
     case DType::kUInt64:
-      CheckCount(p.uint64_data(), n, t, what, "uint64_data");
       FillFromInts(t, p.uint64_data());
       break;
     case DType::kString: {
-      CheckCount(p.string_data(), n, t, what, "string_data");
       std::string* out = t.data<std::string>();
       for (int64_t i = 0; i < n; ++i) out[i] = p.string_data(static_cast<int>(i));
       break;
     }
     default:
       if (PackedBits(dt)) {
-        // Two 4-bit or four 2-bit values per int32_data entry (one byte's
-        // worth each).
-        const auto bytes = static_cast<int64_t>(PackedBytes(dt, n));
-        CheckCount(p.int32_data(), bytes, t, what, "int32_data");
-        std::string packed(static_cast<size_t>(bytes), '\0');
+        std::string packed(static_cast<size_t>(field.want), '\0');
         for (int i = 0; i < p.int32_data_size(); ++i)
           packed[i] = static_cast<char>(p.int32_data(i));
         FillFromRaw(t, packed.data(), packed.size(), what);
       } else {
-        CheckCount(p.int32_data(), n, t, what, "int32_data");
         FillFromInts(t, p.int32_data());
       }
   }

@@ -127,6 +127,8 @@ class Reader {
 
   int NewSlot(const std::string& name, const std::string& what) {
     SINGA_CHECK(!name.empty(), InvalidModel, what << " has an empty name");
+    SINGA_CHECK(IsUtf8(name), InvalidModel,
+                what << " name '" << Printable(name) << "' is not UTF-8");
     auto [it, fresh] = g_->slot_of.emplace(name, static_cast<int>(g_->slot_names.size()));
     SINGA_CHECK(fresh, InvalidModel, what << " '" << name << "' is defined twice in the graph");
     g_->slot_names.push_back(name);
@@ -279,15 +281,18 @@ class Reader {
     try {
       AddNodeOrThrow(np, file_index);
     } catch (const Error& e) {
-      issues_->push_back({prefix_ + NodeName(np, file_index), np.op_type(),
-                          std::string(DomainName(np.domain())), e.what(),
-                          !SchemaOf(np, g_->opsets)});
+      issues_->push_back({prefix_ + Printable(NodeName(np, file_index)), Printable(np.op_type()),
+                          Printable(DomainName(np.domain())), e.what(), !SchemaOf(np, g_->opsets)});
       for (const std::string& out : np.output())
         if (!out.empty() && !HasValue(out)) NewSlot(out, "output");
     }
   }
 
   void AddNodeOrThrow(const onnx::NodeProto& np, int file_index) {
+    for (const std::string* s : {&np.name(), &np.op_type(), &np.domain()})
+      SINGA_CHECK(IsUtf8(*s), InvalidModel,
+                  "node " << file_index << ": its name, op type or domain '" << Printable(*s)
+                          << "' is not UTF-8");
     Node node;
     node.name = NodeName(np, file_index);
     node.op_type = np.op_type();

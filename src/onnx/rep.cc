@@ -197,7 +197,7 @@ ValueList SingaRep::RunValues(const ValueList& inputs, int last_layers,
                               const std::vector<std::string>& aux_output) const {
   const Graph& g = *graph_;
   const int num_nodes = static_cast<int>(g.nodes.size());
-  SINGA_CHECK(last_layers < 0 && -last_layers <= std::max(num_nodes, 1), ShapeError,
+  SINGA_CHECK(last_layers < 0 && last_layers >= -std::max(num_nodes, 1), ShapeError,
               "SingaRep::Run: last_layers must be in [-" << std::max(num_nodes, 1)
                                                          << ", -1] for this model of " << num_nodes
                                                          << " nodes, got " << last_layers);

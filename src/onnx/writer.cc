@@ -1,17 +1,14 @@
 // sonnx::ToOnnx / SaveOnnx: traces the autograd records back from the
 // outputs and writes them as an onnx.ModelProto (see singa/onnx/export.h).
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "onnx/proto.h"
+#include "singa/core/file.h"
 #include "singa/onnx/export.h"
 #include "singa/ops/export_ctx.h"
 
@@ -604,33 +601,10 @@ std::string ToOnnx(const TensorList& inputs, const TensorList& outputs,
 
 void SaveOnnx(const std::string& path, const TensorList& inputs, const TensorList& outputs,
               const ExportOptions& options) {
-  namespace fs = std::filesystem;
   // Everything that can fail for the model fails before the file is touched.
   const std::string bytes = ToOnnx(inputs, outputs, options);
-  const fs::path target(path);
-  const fs::path tmp = target.parent_path() /
-                       ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    SINGA_CHECK(out, IOError,
-                "SaveOnnx: cannot create '" << tmp.string() << "': " << std::strerror(errno));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      const int err = errno;
-      out.close();
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw IOError("SaveOnnx: writing '" + tmp.string() + "' failed: " + std::strerror(err));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ignore;
-    fs::remove(tmp, ignore);
-    throw IOError("SaveOnnx: cannot move the model into '" + path + "': " + ec.message());
-  }
+  WriteFileAtomically(
+      path, [&](std::FILE* f) { std::fwrite(bytes.data(), 1, bytes.size(), f); }, "SaveOnnx");
 }
 
 }  // namespace singa::sonnx

@@ -50,7 +50,8 @@ template <class... Types>
   throw Error(text);
 }
 [[noreturn]] void RethrowAt(const Error& e, std::string_view op, const std::string& where) {
-  RethrowAt<InvalidModel, UnsupportedOp, ShapeError, DTypeError, IOError>(e, op, where);
+  RethrowAt<InvalidModel, UnsupportedOp, ShapeError, DTypeError, IOError, MemoryError>(e, op,
+                                                                                       where);
 }
 
 }  // namespace
@@ -211,8 +212,13 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
   Device dev = inputs.empty() || !inputs[0].defined() ? Device::Cpu() : inputs[0].device();
   TensorList outputs;
   outputs.reserve(ctx.num_outputs());
-  for (int i = 0; i < ctx.num_outputs(); ++i)
-    outputs.emplace_back(specs[i].shape, specs[i].dtype, dev);
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    try {
+      outputs.emplace_back(specs[i].shape, specs[i].dtype, dev);
+    } catch (const Error& e) {  // a size that overflows or exceeds the limit
+      RethrowAt(e, "Tensor", ctx.where() + ": output " + std::to_string(i));
+    }
+  }
 
   const KernelFn* fn = &kernel;
   if (t_variant == KernelVariant::kReference && reference) fn = &reference;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace singa {
 
@@ -41,6 +42,18 @@ class IOError : public Error {
  public:
   using Error::Error;
 };
+// A tensor larger than the memory limit (MaxTensorBytes), refused before
+// anything is allocated.
+class MemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Names from files (models, states) are bytes: messages show them through
+// Printable, which writes bytes that are not UTF-8 as \xNN, so a message
+// always reaches Python as text. IsUtf8 checks a name before it is kept.
+bool IsUtf8(std::string_view s);
+std::string Printable(std::string_view s);
 
 }  // namespace singa
 

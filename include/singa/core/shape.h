@@ -18,6 +18,8 @@ namespace singa {
 using Shape = std::vector<int64_t>;
 using Strides = std::vector<int64_t>;  // in elements, may be 0 (broadcast) or negative
 
+// The element count; ShapeError when it does not fit in int64 (a shape read
+// from a file or computed from data can promise more elements than exist).
 int64_t NumElements(const Shape& shape);
 // Row-major strides of a dense tensor of this shape.
 Strides ContiguousStrides(const Shape& shape);

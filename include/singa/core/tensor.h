@@ -26,6 +26,16 @@ namespace autograd {
 struct Node;
 }
 
+// The bytes of a dense tensor of this shape and dtype, checked before
+// anything is allocated: ShapeError when the count overflows, MemoryError
+// when it exceeds MaxTensorBytes(). `what` names the tensor (node, file)
+// in the message.
+size_t TensorBytes(const Shape& shape, DType dtype, std::string_view what = "Tensor");
+// The largest tensor singa allocates: by default the machine's physical
+// memory (a bigger one could only end in the kernel's out-of-memory kill).
+size_t MaxTensorBytes();
+void SetMaxTensorBytes(size_t bytes);
+
 // What autograd knows of a tensor. Copies of a Tensor share it (they are the
 // same logical tensor); views made by ops get their own.
 struct AutogradMeta {
@@ -69,7 +79,7 @@ class Tensor {
   const Strides& strides() const { return strides_; }
   int64_t offset() const { return offset_; }  // in elements
   size_t itemsize() const { return SizeOf(dtype_); }
-  size_t nbytes() const { return numel() * itemsize(); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(); }
   bool is_contiguous() const;
   // "float32[2,3]"
   std::string ToString() const;
