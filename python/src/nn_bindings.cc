@@ -70,9 +70,6 @@ void BindNN(nb::module_& m) {
       .def_static(
           "_constructed", [](nb::handle self) { return nb::inst_ready(self); }, "layer"_a,
           "Whether the C++ layer exists (its __init__ ran).")
-      .def(
-          "_initialize", [](nn::Layer& l, const TensorList& x) { Pub::Initialize(l, x); },
-          "inputs"_a)
       .def("_set_initialized", [](nn::Layer& l) { Pub::SetInitialized(l); })
       .def(
           "_add_param",

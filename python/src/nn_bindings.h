@@ -22,7 +22,6 @@ namespace singa {
 // A layer's protected members, for the binding (a member pointer taken
 // through a derived class reaches them).
 struct LayerAccess {
-  static void Initialize(nn::Layer& l, const TensorList& x) { (l.*(&Access::Initialize))(x); }
   static void SetInitialized(nn::Layer& l) { (l.*(&Access::set_initialized))(); }
   static void AddParam(nn::Layer& l, const std::string& n, Tensor t) {
     (l.*(&Access::AddParam))(n, std::move(t));
@@ -40,7 +39,6 @@ struct LayerAccess {
     using nn::Layer::AddBuffer;
     using nn::Layer::AddLayer;
     using nn::Layer::AddParam;
-    using nn::Layer::Initialize;
     using nn::Layer::Remove;
     using nn::Layer::set_initialized;
   };
@@ -58,14 +56,10 @@ struct PyLayer : Base {
 };
 
 template <class Base>
-struct PyModel : Base {
-  NB_TRAMPOLINE(Base);
-  void Initialize(const TensorList& x) override {
-    NB_OVERRIDE_NAME("_initialize_from_cpp", Initialize, x);
-  }
-  TensorList Forward(const TensorList& x) override {
-    NB_OVERRIDE_PURE_NAME("_forward_from_cpp", Forward, x);
-  }
+struct PyModel : PyLayer<Base> {
+  using PyLayer<Base>::PyLayer;
+  using NBBase = Base;
+  using PyLayer<Base>::nb_trampoline;
   TensorList TrainOneBatch(const TensorList& x) override {
     NB_OVERRIDE_NAME("_train_from_cpp", TrainOneBatch, x);
   }
