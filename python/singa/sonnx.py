@@ -183,6 +183,13 @@ class SingaRep(BackendRep):
         """The op types of the latest plan's nodes, after folding and fusion."""
         return list(self._rep.planned_op_types)
 
+    def cancel(self):
+        """Stops the runs in progress on this model, from another thread:
+        they raise singa Cancelled (a RuntimeError) at their next Loop, Scan
+        or SequenceMap iteration, so even a Loop without bound ends. Ctrl-C
+        stops a run the same way (KeyboardInterrupt)."""
+        self._rep.cancel()
+
     def run(self, inputs, last_layers=-1, aux_output=(), **kwargs):
         if isinstance(inputs, dict):
             names = [v.name for v in self._rep.inputs]

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "singa/autograd/autograd.h"
+#include "singa/core/cancel.h"
 #include "singa/core/parallel.h"
 #include "singa/core/random.h"
 #include "singa/core/tensor.h"
@@ -276,7 +277,7 @@ void BindNN(nb::module_& m);  // nn_bindings.cc
 
 // singa's Python exception types, most derived last.
 struct ErrorTypes {
-  nb::handle error, shape, dtype, invalid, unsupported, io, memory;
+  nb::handle error, shape, dtype, invalid, unsupported, io, memory, cancelled;
 };
 void SetError(nb::handle type, const Error& e) {
   const char* msg = e.what();
@@ -301,7 +302,8 @@ NB_MODULE(_singa, m) {
       nb::exception<InvalidModel>(m, "InvalidModel", PyExc_ValueError),
       nb::exception<UnsupportedOp>(m, "UnsupportedOp", PyExc_NotImplementedError),
       nb::exception<IOError>(m, "SingaIOError", PyExc_OSError),
-      nb::exception<MemoryError>(m, "SingaMemoryError", PyExc_MemoryError)};
+      nb::exception<MemoryError>(m, "SingaMemoryError", PyExc_MemoryError),
+      nb::exception<Cancelled>(m, "Cancelled", PyExc_RuntimeError)};
   // Tried before nb::exception's own translators: the message may carry
   // bytes from a file that are not UTF-8 (shown as \xNN, never a
   // UnicodeDecodeError in place of the error).
@@ -312,6 +314,8 @@ NB_MODULE(_singa, m) {
           std::rethrow_exception(p);
         } catch (const MemoryError& e) {
           SetError(t.memory, e);
+        } catch (const Cancelled& e) {
+          SetError(t.cancelled, e);
         } catch (const IOError& e) {
           SetError(t.io, e);
         } catch (const UnsupportedOp& e) {
@@ -327,6 +331,13 @@ NB_MODULE(_singa, m) {
         }
       },
       &types);
+  // Ctrl-C stops a run at its next cancellation point (a Loop iteration)
+  // with KeyboardInterrupt, even while the run has released the GIL.
+  SetInterruptHook([] {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  });
   m.def("max_tensor_bytes", &MaxTensorBytes,
         "The largest tensor singa allocates (default: the machine's physical memory).");
   m.def("set_max_tensor_bytes", &SetMaxTensorBytes, "bytes"_a,

@@ -85,7 +85,10 @@ void BindOnnx(nb::module_& m) {
       .def_prop_rw("use_plan", &sonnx::SingaRep::use_plan, &sonnx::SingaRep::set_use_plan)
       .def_prop_ro("num_plans", &sonnx::SingaRep::num_plans)
       .def_prop_ro("planned_op_types", &sonnx::SingaRep::planned_op_types)
-      .def("opset", &sonnx::SingaRep::opset, "domain"_a = "");
+      .def("opset", &sonnx::SingaRep::opset, "domain"_a = "")
+      .def("cancel", &sonnx::SingaRep::Cancel,
+           "Stops the runs in progress on this model (from any thread): they raise Cancelled "
+           "at their next Loop, Scan or SequenceMap iteration.");
   o.def(
       "prepare",
       [](const std::string& path, Device device) {

@@ -196,6 +196,7 @@ TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
 ValueList SingaRep::RunValues(const ValueList& inputs, int last_layers,
                               const std::vector<std::string>& aux_output) const {
   const Graph& g = *graph_;
+  const CancelScope cancel(canceller_);
   const int num_nodes = static_cast<int>(g.nodes.size());
   SINGA_CHECK(last_layers < 0 && last_layers >= -std::max(num_nodes, 1), ShapeError,
               "SingaRep::Run: last_layers must be in [-" << std::max(num_nodes, 1)

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "singa/core/cancel.h"
 #include "singa/ops/op.h"
 
 namespace singa {
@@ -50,8 +51,8 @@ template <class... Types>
   throw Error(text);
 }
 [[noreturn]] void RethrowAt(const Error& e, std::string_view op, const std::string& where) {
-  RethrowAt<InvalidModel, UnsupportedOp, ShapeError, DTypeError, IOError, MemoryError>(e, op,
-                                                                                       where);
+  RethrowAt<InvalidModel, UnsupportedOp, ShapeError, DTypeError, IOError, MemoryError, Cancelled>(
+      e, op, where);
 }
 
 }  // namespace
@@ -362,6 +363,9 @@ std::string ValueCtx::where() const { return NodeWhere(op_, node_); }
 
 ValueList ValueCtx::RunGraph(const Subgraph& graph, const ValueList& inputs,
                              std::string_view what) const {
+  // Every iteration of Loop, Scan and SequenceMap runs a graph: a run can
+  // be cancelled here, even a Loop without bound.
+  CheckCancelled();
   SINGA_CHECK(scope_, UnsupportedOp,
               where() << ": its graph attributes run inside a model (sonnx.prepare)");
   SINGA_CHECK(static_cast<int>(inputs.size()) == graph.num_inputs(), InvalidModel,

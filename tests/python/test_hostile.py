@@ -1,12 +1,15 @@
 """Hostile input: malformed models, files and arguments are refused with a
 singa error that names what is wrong, before anything is allocated, and
 nothing on disk is destroyed. One section per family."""
+import _thread
 import os
 import struct
+import threading
+import time
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from singa import _singa, autograd, layer, model, sonnx, tensor
 
@@ -266,3 +269,46 @@ def test_a_layer_works_after_a_refused_initialization():
     finally:
         _singa.set_max_tensor_bytes(before)
     assert fc(x).shape == (2, 3) and list(fc.get_params()) == ["W", "b"]
+
+
+# ---- a run can be stopped ---------------------------------------------------------
+
+def _endless_loop_rep():
+    """A Loop with neither a trip count nor a cond that ever turns false."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Add", ["v", "one"], ["v_out"])],
+        "body", [_vi("i", [], TensorProto.INT64), _vi("cond", [], TensorProto.BOOL),
+                 _vi("v", [1])],
+        [_vi("cond_out", [], TensorProto.BOOL), _vi("v_out", [1])],
+        [numpy_helper.from_array(np.ones(1, np.float32), "one")])
+    node = helper.make_node("Loop", ["", "go", "x"], ["y"], body=body, name="forever")
+    return sonnx.prepare(_model([node], [_vi("x", [1]), _vi("go", [], TensorProto.BOOL)],
+                                [_vi("y", [1])]))
+
+
+def _inputs():
+    return [np.zeros(1, np.float32), np.array(True)]
+
+
+def test_a_loop_without_bound_ends_when_cancelled():
+    rep = _endless_loop_rep()
+    timer = threading.Timer(0.3, rep.cancel)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(_singa.Cancelled, match="'forever'.*cancelled"):
+        rep.run(_inputs())
+    assert time.monotonic() - started < 30
+    timer.join()
+    # Later runs are not affected.
+    stop = [np.zeros(1, np.float32), np.array(False)]
+    np.testing.assert_array_equal(tensor.to_numpy(rep.run(stop)[0]), [0.0])
+
+
+def test_ctrl_c_stops_a_run():
+    rep = _endless_loop_rep()
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        rep.run(_inputs())
+    timer.join()

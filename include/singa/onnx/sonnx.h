@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "singa/core/cancel.h"
 #include "singa/core/device.h"
 #include "singa/core/tensor.h"
 #include "singa/ops/value.h"
@@ -117,10 +118,17 @@ class SingaRep {
   size_t num_plans() const;
   std::vector<std::string> planned_op_types() const;
 
+  // Stops the runs in progress on this model, from any thread: they throw
+  // Cancelled at the next point that checks (each iteration of a Loop, Scan
+  // or SequenceMap), so even a Loop without bound ends. Later runs are not
+  // affected.
+  void Cancel() const { canceller_.Cancel(); }
+
  private:
   struct Plans;
   std::shared_ptr<Graph> graph_;
   std::unique_ptr<Plans> plans_;
+  mutable Canceller canceller_;
 };
 
 // Reads an ONNX file. External data is read relative to the file's folder.
