@@ -106,10 +106,11 @@ def _input_ct(x, name, sequence=True, dtype=None):
         arr = np.asarray(x)
     except ValueError as e:  # ragged nested lists
         raise TypeError(f"SingaRep.run: input {name!r} is not an array: {e}") from None
-    if arr.dtype == object and not all(isinstance(v, str) for v in arr.ravel()):
-        raise TypeError(f"SingaRep.run: input {name!r} holds "
-                        f"{type(next(v for v in arr.ravel() if not isinstance(v, str))).__name__}"
-                        f" values, not numbers or text")
+    odd = next((v for v in arr.ravel() if not isinstance(v, str)), None) \
+        if arr.dtype == object else None
+    if odd is not None:
+        raise TypeError(f"SingaRep.run: input {name!r} holds {type(odd).__name__} values, "
+                        f"not numbers or text")
     return _ctensor_from_numpy(arr, dtype if as_list else None)
 
 
