@@ -5,6 +5,24 @@
 
 namespace singa {
 
+autograd::Node::~Node() {
+  // Each input's record is kept alive here while the input is dropped, and
+  // released on the next turn: a record whose only owner is the list gives
+  // its own inputs' records to the list before it dies, so nothing recurses.
+  std::vector<std::shared_ptr<Node>> pending;
+  auto release_inputs = [&pending](Node& n) {
+    for (const Tensor& t : n.inputs)
+      if (t.defined() && t.creator()) pending.push_back(t.creator());
+    n.inputs.clear();
+  };
+  release_inputs(*this);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    if (n.use_count() == 1) release_inputs(*n);
+  }
+}
+
 namespace {
 thread_local bool t_grad_enabled = true;
 thread_local bool t_training = false;

@@ -137,3 +137,23 @@ TEST(Layer, LazyInitializationAndErrors) {
 
 }  // namespace
 }  // namespace singa
+
+namespace singa {
+namespace {
+
+// A long recorded chain (a Loop or an RNN over many steps) is freed without
+// recursion: dropping it must not overflow the stack.
+TEST(Tape, LongChainsAreFreedWithoutRecursion) {
+  Tensor x = Tensor::FromVector<float>({1}, {0.0f});
+  x.set_stores_grad(true);
+  const Tensor one = Tensor::FromVector<float>({1}, {1.0f});
+  Tensor y = x;
+  for (int i = 0; i < 1'000'000; ++i) y = Call1("Add", {y, one});
+  EXPECT_EQ(y.ToVector<float>()[0], 1e6f);
+  EXPECT_TRUE(y.creator());
+  y = Tensor();  // the whole chain goes here
+  EXPECT_FALSE(y.defined());
+}
+
+}  // namespace
+}  // namespace singa

@@ -84,6 +84,10 @@ struct Node {
   bool released = false;  // backward ran and freed `saved`
   // Set by backward: whether input i leads to a parameter (stores_grad).
   std::vector<bool> needs_grad;
+
+  // Frees the records behind this one with a worklist, not by recursion: a
+  // Loop or an RNN recorded over many steps makes chains of millions.
+  ~Node();
 };
 
 }  // namespace autograd
