@@ -145,7 +145,7 @@ def _pair(v):
 class Linear(_Builtin, _nn.Linear):
     """y = x W + b. Linear(out_features) or Linear(in_features, out_features)."""
 
-    def __init__(self, out_features, *args, bias=True, **kwargs):
+    def __init__(self, out_features, *args, bias=True):
         if args:
             super().__init__(int(out_features), int(args[0]), bias)
         else:
@@ -169,7 +169,7 @@ class Conv2d(_Builtin, _nn.Conv2d):
     nb_kernels, kernel_size, ...): the input channels come from the input."""
 
     def __init__(self, nb_kernels, kernel_size, *args, stride=1, padding=0, dilation=1, group=1,
-                 bias=True, pad_mode="NOTSET", activation="NOTSET", **kwargs):
+                 bias=True, pad_mode="NOTSET", activation="NOTSET"):
         if args:
             nb_kernels, kernel_size = kernel_size, args[0]
         super().__init__(int(nb_kernels), _pair(kernel_size), _pair(stride), _pair(padding),

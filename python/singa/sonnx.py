@@ -73,6 +73,10 @@ def prepare(model, device="CPU", **kwargs):
 
     kwargs: base_dir, the folder external data is read from when `model` is
     not a path (default: none; a path reads it next to the file)."""
+    unknown = sorted(set(kwargs) - {"base_dir"})
+    if unknown:
+        raise TypeError(f"sonnx.prepare: unexpected keyword argument {unknown[0]!r} "
+                        f"(it takes base_dir)")
     dev = _device(device)
     base_dir = os.fspath(kwargs.get("base_dir", ""))
     if isinstance(model, onnx.ModelProto):
@@ -191,7 +195,7 @@ class SingaRep(BackendRep):
         stops a run the same way (KeyboardInterrupt)."""
         self._rep.cancel()
 
-    def run(self, inputs, last_layers=-1, aux_output=(), **kwargs):
+    def run(self, inputs, last_layers=-1, aux_output=()):
         if isinstance(inputs, dict):
             names = [v.name for v in self._rep.inputs]
             missing = [n for n in names if n not in inputs]
