@@ -4,6 +4,10 @@
 # make test:  setup + C++ tests (ctest) + Python tests (pytest)
 # make bench: setup + benchmarks against the peers; writes bench/RESULTS.md
 # make docs:  setup + regenerate docs/ops.md from the op registry
+# make test-asan: the checking build (clang, AddressSanitizer and
+#             UndefinedBehaviorSanitizer, in build-asan) runs ctest, the
+#             Python tests of ASAN_PYTESTS and every fuzz corpus input
+# make fuzz:  each libFuzzer target (tests/fuzz) for FUZZ_SECONDS
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -13,7 +17,8 @@ APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protob
             libtiff-dev libwebp-dev libopenjp2-7-dev
 SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
-.PHONY: setup apt venv build demo test test-cpp test-python bench docs format clean
+.PHONY: setup apt venv build demo test test-cpp test-python bench docs format clean \
+        asan-build test-asan fuzz fuzz-replay
 
 setup: build
 
@@ -54,8 +59,59 @@ bench: build
 docs: build
 	$(PY) tools/gen_op_table.py
 
+# ---- the checking build: sanitizers and fuzzers ---------------------------
+ASAN_BUILD := build-asan
+CLANG := clang++-14
+CLANG_PKGS := clang-14 libclang-rt-14-dev libomp-14-dev
+FUZZERS := model states npy
+FUZZ_SECONDS ?= 600
+# Python is not instrumented: it preloads the sanitizer runtime and imports
+# the package of the checking build; its own allocations are not checked
+# for leaks.
+ASAN_PY_ENV = LD_PRELOAD=$$($(CLANG) -print-file-name=libclang_rt.asan-x86_64.so) \
+              ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0 SINGA_POISON_MEMORY=1 \
+              PYTHONPATH=$(abspath $(ASAN_BUILD))/pkg
+# The Python tests that run under the sanitizers: hostile input, the
+# importer, and the op table for a sample of ops.
+ASAN_PYTESTS := tests/python/test_hostile.py tests/python/test_sonnx.py \
+                tests/python/test_ops.py -k "$(ASAN_OPS)"
+ASAN_OPS := conv or gemm or matmul or gather or slice or reshape or concat or pad or resize \
+            or loop or scan or split or softmax or pool or topk or einsum or cast
+
+asan-build: venv
+	@if ! dpkg -s $(CLANG_PKGS) >/dev/null 2>&1; then \
+	  echo "Installing Debian packages: $(CLANG_PKGS)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CLANG_PKGS); \
+	fi
+	@test -f $(ASAN_BUILD)/build.ninja || PATH=$(abspath $(VENV))/bin:$$PATH cmake -S . \
+	  -B $(ASAN_BUILD) -G Ninja -DPython_EXECUTABLE=$(abspath $(PY)) -DCMAKE_CXX_COMPILER=$(CLANG) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+	  -DSINGA_SANITIZE=address,undefined -DSINGA_FUZZ=ON
+	@PATH=$(abspath $(VENV))/bin:$$PATH cmake --build $(ASAN_BUILD)
+
+test-asan: asan-build
+	cd $(ASAN_BUILD) && SINGA_POISON_MEMORY=1 ctest --output-on-failure -j2
+	$(ASAN_PY_ENV) $(PY) -m pytest $(ASAN_PYTESTS) -q -p no:cacheprovider
+	$(MAKE) fuzz-replay
+
+# Every input of the corpora and every reproducer ever found, once each.
+fuzz-replay: asan-build
+	@for f in $(FUZZERS); do \
+	  $(ASAN_BUILD)/fuzz_$$f -runs=0 tests/fuzz/corpus/$$f tests/fuzz/regressions/$$f || exit 1; \
+	done
+
+# New corpus inputs go to out/fuzz/TARGET and findings to out/fuzz/TARGET-*;
+# a finding, once fixed, belongs in tests/fuzz/regressions/TARGET.
+fuzz: asan-build
+	@for f in $(FUZZERS); do \
+	  mkdir -p out/fuzz/$$f; \
+	  $(ASAN_BUILD)/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	    -dict=tests/fuzz/$$f.dict -artifact_prefix=out/fuzz/$$f- \
+	    out/fuzz/$$f tests/fuzz/corpus/$$f tests/fuzz/regressions/$$f || exit 1; \
+	done
+
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf $(BUILD) python/singa/*.so*
+	rm -rf $(BUILD) $(ASAN_BUILD) python/singa/*.so*

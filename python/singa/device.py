@@ -97,6 +97,19 @@ def memory_stats(dev=None):
     return (dev or _CPU).mem_stats()
 
 
+def memory_limit(nbytes, dev=None):
+    """A context manager that bounds the memory a piece of work takes:
+
+        with device.memory_limit(1 << 30):
+            rep.run(x)          # SingaMemoryError (a MemoryError) past 1 GiB more
+
+    Inside it, a tensor allocated on `dev` by this thread that would put the
+    bytes in use more than `nbytes` above where they were on entry raises
+    singa's MemoryError naming the sizes, before anything is allocated.
+    `sonnx.prepare` and `SingaRep.run` take the same limit as memory_limit=."""
+    return _singa.MemoryLimit(dev or _CPU, int(nbytes))
+
+
 def current_memory(dev=None):
     """Bytes held by live tensors on `dev`."""
     return (dev or _CPU).mem_stats().current_bytes

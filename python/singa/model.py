@@ -90,10 +90,12 @@ class _ModelProtocol:
         autograd.training = self.training
         if key is None:
             return result
-        results = self.__dict__.setdefault("_results", {})
+        # A replay does not run forward: the captured call's result gives the
+        # structure, filled with this step's own (fresh) tensors.
+        shapes = self.__dict__.setdefault("_results", {})
         if not replay:
-            results[key] = _rebuild(result, iter([_wrap(o) for o in outs]))
-        return results[key]
+            shapes[key] = _skeleton(result)
+        return _rebuild(shapes[key], iter([_wrap(o) for o in outs]))
 
     # Model::Call runs the step here, with the arguments of __call__.
     def _train_from_cpp(self, cts):
@@ -128,9 +130,21 @@ layer._attach(_nn.Model, _ModelProtocol)
 Model = _nn.Model
 
 
+_SLOT = object()
+
+
+def _skeleton(result):
+    """result's structure with a slot in place of each Tensor."""
+    if isinstance(result, Tensor):
+        return _SLOT
+    if isinstance(result, (list, tuple)):
+        return type(result)(_skeleton(r) for r in result)
+    return result
+
+
 def _rebuild(template, tensors):
-    """template's structure with its Tensors taken in order from `tensors`."""
-    if isinstance(template, Tensor):
+    """template's structure with its slots filled in order from `tensors`."""
+    if template is _SLOT:
         return next(tensors)
     if isinstance(template, (list, tuple)):
         return type(template)(_rebuild(t, tensors) for t in template)

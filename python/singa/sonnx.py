@@ -38,6 +38,7 @@ SingaIOError (an OSError) for unreadable files; ShapeError / DTypeError (a
 ValueError) for run inputs that do not fit the model. Each names the node,
 op or input.
 """
+import contextlib
 import os
 
 import numpy as np
@@ -46,7 +47,7 @@ from onnx.backend.base import Backend, BackendRep
 
 from . import _singa
 from . import model as _model
-from .device import Device
+from .device import Device, memory_limit
 from .tensor import Tensor, _ctensor_from_numpy, _wrap
 
 _o = _singa.sonnx
@@ -72,23 +73,30 @@ def prepare(model, device="CPU", **kwargs):
     """A SingaRep for `model`: an onnx.ModelProto, a path, or serialized bytes.
 
     kwargs: base_dir, the folder external data is read from when `model` is
-    not a path (default: none; a path reads it next to the file)."""
-    unknown = sorted(set(kwargs) - {"base_dir"})
+    not a path (default: none; a path reads it next to the file);
+    memory_limit, the most bytes of tensors the import may allocate
+    (device.memory_limit; default: no limit)."""
+    unknown = sorted(set(kwargs) - {"base_dir", "memory_limit"})
     if unknown:
         raise TypeError(f"sonnx.prepare: unexpected keyword argument {unknown[0]!r} "
-                        f"(it takes base_dir)")
+                        f"(it takes base_dir and memory_limit)")
     dev = _device(device)
     base_dir = os.fspath(kwargs.get("base_dir", ""))
-    if isinstance(model, onnx.ModelProto):
-        rep = _o.prepare_bytes(model.SerializeToString(), dev, base_dir)
-    elif isinstance(model, (bytes, bytearray, memoryview)):
-        rep = _o.prepare_bytes(bytes(model), dev, base_dir)
-    elif isinstance(model, (str, os.PathLike)):
-        rep = _o.prepare(os.fspath(model), dev)
-    else:
-        raise TypeError(f"sonnx.prepare: expected an onnx.ModelProto, a path or bytes, got "
-                        f"{type(model).__name__}")
+    with _limit(kwargs.get("memory_limit"), dev):
+        if isinstance(model, onnx.ModelProto):
+            rep = _o.prepare_bytes(model.SerializeToString(), dev, base_dir)
+        elif isinstance(model, (bytes, bytearray, memoryview)):
+            rep = _o.prepare_bytes(bytes(model), dev, base_dir)
+        elif isinstance(model, (str, os.PathLike)):
+            rep = _o.prepare(os.fspath(model), dev)
+        else:
+            raise TypeError(f"sonnx.prepare: expected an onnx.ModelProto, a path or bytes, "
+                            f"got {type(model).__name__}")
     return SingaRep(rep)
+
+
+def _limit(nbytes, dev):
+    return contextlib.nullcontext() if nbytes is None else memory_limit(nbytes, dev)
 
 
 def _input_ct(x, name, sequence=True, dtype=None):
@@ -195,7 +203,10 @@ class SingaRep(BackendRep):
         stops a run the same way (KeyboardInterrupt)."""
         self._rep.cancel()
 
-    def run(self, inputs, last_layers=-1, aux_output=()):
+    def run(self, inputs, last_layers=-1, aux_output=(), memory_limit=None):
+        """memory_limit: the most bytes of tensors this run may allocate
+        beyond what is in use when it starts (device.memory_limit; default:
+        no limit)."""
         if isinstance(inputs, dict):
             names = [v.name for v in self._rep.inputs]
             missing = [n for n in names if n not in inputs]
@@ -209,7 +220,8 @@ class SingaRep(BackendRep):
         infos = self._rep.inputs
         cts = [_input_ct(x, infos[i].name, infos[i].sequence, infos[i].dtype) if i < len(infos)
                else _input_ct(x, f"input {i}") for i, x in enumerate(inputs)]
-        outs = self._rep.run(cts, int(last_layers), [str(a) for a in aux_output])
+        with _limit(memory_limit, self._rep.device):
+            outs = self._rep.run(cts, int(last_layers), [str(a) for a in aux_output])
         return [_output(o) for o in outs]
 
 

@@ -183,7 +183,13 @@ def _wrap(ct):
 
 
 def _ct(x):
-    return x.data if isinstance(x, Tensor) else x
+    """The CTensor of a Tensor argument (CTensors and None pass through)."""
+    if isinstance(x, Tensor):
+        return x.data
+    if isinstance(x, (np.ndarray, np.generic, list)):
+        raise TypeError(f"expected a singa Tensor, got {type(x).__module__}.{type(x).__name__} "
+                        f"(tensor.from_numpy makes one)")
+    return x
 
 
 def _operand(x, like):
@@ -298,6 +304,8 @@ class Tensor:
         dtype: element type (tensor.float32, ...; names and numpy dtypes work).
         data: initial values: a numpy array (or nested list, copied and
             converted to `dtype`), or a CTensor (shared, dtype ignored).
+            Without data the tensor holds zeros (`empty` leaves it
+            uninitialised).
         requires_grad: whether autograd computes a gradient for it.
         stores_grad: whether autograd returns that gradient (parameters).
         name: a name for parameters and ONNX export.
@@ -313,7 +321,9 @@ class Tensor:
         if data is None:
             if isinstance(shape, numbers.Integral):
                 shape = (shape,)
-            ct = CTensor(list(shape), _to_dtype(dtype), device)
+            dt = _to_dtype(dtype)
+            ct = CTensor(list(shape), dt, device) if dt == _singa.DType.string else \
+                CTensor.full(list(shape), 0.0, dt, device)
         elif isinstance(data, CTensor):
             if data.device != device:
                 raise ValueError(f"Tensor: data is on {data.device}, not on {device}")
@@ -884,9 +894,18 @@ def ones_like(t):
     return _wrap(CTensor.full(list(t.shape), 1.0, t.dtype, t.device))
 
 
+def empty(shape, device=None, dtype=float32):
+    """An uninitialised tensor: its values are whatever its memory held. For
+    buffers whose every element is written before it is read; Tensor(shape)
+    gives zeros."""
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    return _wrap(CTensor(list(shape), _to_dtype(dtype), device or get_default_device()))
+
+
 def random(shape, device=None):
     """A float32 tensor of values from U[0, 1)."""
-    t = Tensor(shape, device=device)
+    t = empty(shape, device=device)
     _singa.uniform(t.data, 0.0, 1.0)
     return t
 

@@ -10,12 +10,15 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <optional>
 
 #include "singa/autograd/autograd.h"
 #include "singa/core/cancel.h"
+#include "singa/core/mempool.h"
 #include "singa/core/parallel.h"
 #include "singa/core/random.h"
 #include "singa/core/tensor.h"
+#include "singa/core/version.h"
 #include "singa/kernels/cpu.h"
 #include "singa/ops/op.h"
 
@@ -24,6 +27,15 @@ using namespace nb::literals;
 
 namespace singa {
 namespace {
+
+// `with device.memory_limit(bytes):` (python/singa/device.py): a MemoryLimit
+// on the device's pool from __enter__ to __exit__.
+struct MemoryLimitScope {
+  MemoryLimitScope(Device device, size_t bytes) : device(device), bytes(bytes) {}
+  Device device;
+  size_t bytes;
+  std::optional<MemoryLimit> scope;
+};
 
 // numpy can hold these directly; the rest travel as same-size unsigned
 // carriers that python/singa views through ml_dtypes.
@@ -286,6 +298,17 @@ void SetError(nb::handle type, const Error& e) {
   PyErr_SetObject(type.ptr(), text);
   Py_XDECREF(text);
 }
+// A Python exception class singa._singa.NAME deriving from `builtin` and,
+// when given, from `base`; the module holds it.
+nb::handle NewError(nb::module_& m, const char* name, PyObject* builtin, nb::handle base) {
+  const std::string qualified = std::string("singa._singa.") + name;
+  nb::object bases =
+      base ? nb::make_tuple(base, nb::handle(builtin)) : nb::make_tuple(nb::handle(builtin));
+  nb::object type = nb::steal(PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr));
+  if (!type) throw nb::python_error();
+  m.attr(name) = type;
+  return type;
+}
 void BindOnnx(nb::module_& m);  // onnx_bindings.cc
 void BindDist(nb::module_& m);  // dist_bindings.cc
 }  // namespace singa
@@ -295,18 +318,19 @@ NB_MODULE(_singa, m) {
 
   // Errors: ValueError / NotImplementedError / OSError subclasses.
   // Registered base first: nanobind tries the newest translator first.
-  static ErrorTypes types{
-      nb::exception<Error>(m, "Error", PyExc_RuntimeError),
-      nb::exception<ShapeError>(m, "ShapeError", PyExc_ValueError),
-      nb::exception<DTypeError>(m, "DTypeError", PyExc_ValueError),
-      nb::exception<InvalidModel>(m, "InvalidModel", PyExc_ValueError),
-      nb::exception<UnsupportedOp>(m, "UnsupportedOp", PyExc_NotImplementedError),
-      nb::exception<IOError>(m, "SingaIOError", PyExc_OSError),
-      nb::exception<MemoryError>(m, "SingaMemoryError", PyExc_MemoryError),
-      nb::exception<Cancelled>(m, "Cancelled", PyExc_RuntimeError)};
-  // Tried before nb::exception's own translators: the message may carry
-  // bytes from a file that are not UTF-8 (shown as \xNN, never a
-  // UnicodeDecodeError in place of the error).
+  // Each is a subclass of Error, so `except singa.Error` catches them all,
+  // and of the built-in class a Python user would expect.
+  const nb::handle error = NewError(m, "Error", PyExc_RuntimeError, {});
+  static ErrorTypes types{error,
+                          NewError(m, "ShapeError", PyExc_ValueError, error),
+                          NewError(m, "DTypeError", PyExc_ValueError, error),
+                          NewError(m, "InvalidModel", PyExc_ValueError, error),
+                          NewError(m, "UnsupportedOp", PyExc_NotImplementedError, error),
+                          NewError(m, "SingaIOError", PyExc_OSError, error),
+                          NewError(m, "SingaMemoryError", PyExc_MemoryError, error),
+                          NewError(m, "Cancelled", PyExc_RuntimeError, error)};
+  // The message may carry bytes from a file that are not UTF-8 (shown as
+  // \xNN, never a UnicodeDecodeError in place of the error).
   nb::register_exception_translator(
       [](const std::exception_ptr& p, void* payload) {
         const auto& t = *static_cast<const ErrorTypes*>(payload);
@@ -338,6 +362,7 @@ NB_MODULE(_singa, m) {
     nb::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   });
+  m.attr("__version__") = Version();
   m.def("max_tensor_bytes", &MaxTensorBytes,
         "The largest tensor singa allocates (default: the machine's physical memory).");
   m.def("set_max_tensor_bytes", &SetMaxTensorBytes, "bytes"_a,
@@ -369,6 +394,15 @@ NB_MODULE(_singa, m) {
                ", peak_bytes=" + std::to_string(s.peak_bytes) +
                ", cached_bytes=" + std::to_string(s.cached_bytes) + ")";
       });
+
+  nb::class_<MemoryLimitScope>(m, "MemoryLimit")
+      .def(nb::init<Device, size_t>(), "device"_a, "bytes"_a)
+      .def("__enter__",
+           [](MemoryLimitScope& s) {
+             SINGA_CHECK(!s.scope, Error, "memory_limit: this limit is already in force");
+             s.scope.emplace(s.device.mem_pool(), s.bytes);
+           })
+      .def("__exit__", [](MemoryLimitScope& s, nb::args) { s.scope.reset(); });
 
   nb::class_<Device>(m, "Device")
       .def_static("cpu", &Device::Cpu)

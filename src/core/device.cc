@@ -156,10 +156,18 @@ Block::~Block() {
 }
 
 std::shared_ptr<Block> internal::BlockOf(const Tensor& t) { return t.block_; }
-void internal::TouchBlock(const Tensor& t) {
-  if (t.block_) t.block_->Touch();
+void internal::TouchBlocks(std::span<const Tensor> writes) {
+  for (const Tensor& t : writes)
+    if (t.block_) t.block_->Touch();
 }
 
+void internal::Record(DeviceRuntime& rt, std::function<void()> fn, std::span<const Tensor> reads,
+                      std::span<const Tensor> writes) {
+  DeviceRuntime::Op op{std::move(fn), {}, {}};
+  for (const Tensor& t : reads) op.reads.push_back(BlockOf(t));
+  for (const Tensor& t : writes) op.writes.push_back(BlockOf(t));
+  rt.Record(std::move(op));
+}
 uint64_t Block::NextVersion() {
   static std::atomic<uint64_t> counter{0};
   return counter.fetch_add(1, std::memory_order_relaxed) + 1;

@@ -4,7 +4,11 @@
 
 #include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <new>
+#include <string>
+
+#include "singa/core/error.h"
 
 namespace singa {
 namespace {
@@ -30,7 +34,16 @@ void OsFree(void* p, size_t size) {
     munmap(p, size);
 }
 
+thread_local MemoryLimit* t_limit = nullptr;
+
 }  // namespace
+
+MemoryLimit::MemoryLimit(MemPool& pool, size_t bytes)
+    : pool_(&pool), base_(pool.stats().current_bytes), bytes_(bytes), outer_(t_limit) {
+  t_limit = this;
+}
+
+MemoryLimit::~MemoryLimit() { t_limit = outer_; }
 
 size_t MemPool::RoundSize(size_t bytes) {
   if (bytes <= 4096)
@@ -42,32 +55,45 @@ size_t MemPool::RoundSize(size_t bytes) {
 
 MemPool::~MemPool() { EmptyCache(); }
 
+MemPool::MemPool() : poison_(std::getenv("SINGA_POISON_MEMORY") != nullptr) {}
+
 void* MemPool::Malloc(size_t bytes) {
   size_t size = RoundSize(bytes);
+  void* p = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    for (const MemoryLimit* l = t_limit; l; l = l->outer_) {
+      const int64_t above = stats_.current_bytes + static_cast<int64_t>(size) - l->base_;
+      SINGA_CHECK(l->pool_ != this || above <= static_cast<int64_t>(l->bytes_), MemoryError,
+                  "memory limit: " << bytes << " more bytes would take the memory in use to "
+                                   << above << " bytes above where it was when the limit was "
+                                   << "set, over the limit of " << l->bytes_);
+    }
     stats_.num_mallocs++;
     stats_.current_bytes += size;
     if (stats_.current_bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.current_bytes;
     auto it = free_.find(size);
     if (it != free_.end() && !it->second.empty()) {
-      void* p = it->second.back();
+      p = it->second.back();
       it->second.pop_back();
       stats_.cached_bytes -= size;
-      return p;
+    } else {
+      stats_.num_os_allocs++;
     }
-    stats_.num_os_allocs++;
   }
-  void* p = OsAlloc(size);
   if (!p) {
-    EmptyCache();
     p = OsAlloc(size);
+    if (!p) {
+      EmptyCache();
+      p = OsAlloc(size);
+    }
+    if (!p) {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.current_bytes -= size;
+      throw MemoryError("out of memory: the system refused " + std::to_string(size) + " bytes");
+    }
   }
-  if (!p) {
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.current_bytes -= size;
-    throw std::bad_alloc();
-  }
+  if (poison_) std::memset(p, 0xff, size);
   return p;
 }
 

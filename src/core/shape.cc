@@ -16,11 +16,14 @@ int64_t NumElements(const Shape& shape) {
 }
 
 Strides ContiguousStrides(const Shape& shape) {
+  // Unsigned: the product of a shape with a 0 dim may pass any bound (its
+  // strides address nothing); every other shape's was checked when its
+  // tensor was sized (NumElements).
   Strides s(shape.size());
-  int64_t acc = 1;
+  uint64_t acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
-    s[i] = acc;
-    acc *= std::max<int64_t>(shape[i], 1);
+    s[i] = static_cast<int64_t>(acc);
+    acc *= static_cast<uint64_t>(std::max<int64_t>(shape[i], 1));
   }
   return s;
 }

@@ -45,32 +45,51 @@ Tensor OneHotLabels(const Tensor& labels, int64_t depth, DType dtype) {
   return Call1("Cast", {eq}, {{"to", static_cast<int64_t>(dtype)}});
 }
 
+namespace {
+
+// Integer labels for scores `x` ([..., C]): of x's shape without its class
+// axis, or that with a trailing 1 (SINGA's [N, 1]).
+Tensor FlatLabels(const char* fn, const Tensor& x, const Tensor& t) {
+  Shape want(x.shape().begin(), x.shape().end() - 1);
+  Shape got = t.shape();
+  if (got.size() == want.size() + 1 && got.back() == 1) got.pop_back();
+  SINGA_CHECK(got == want, ShapeError,
+              fn << ": labels " << t.ToString() << " do not match scores " << x.ToString());
+  return Call1("Cast", {t.Reshape({NumElements(want)})},
+               {{"to", static_cast<int64_t>(DType::kInt64)}});
+}
+
+// The loss of integer labels through the ONNX loss ops, whose kernels check
+// every label against the class count on each run (a replayed graph step
+// included): -sum over the samples of the log-probability of their class,
+// over the batch.
+Tensor LabelLoss(const char* op, const char* fn, const Tensor& scores, const Tensor& t,
+                 int64_t batch) {
+  const int64_t classes = scores.dim(-1);
+  Tensor flat = scores.Reshape({classes ? scores.numel() / classes : 0, classes});
+  Tensor total = Call1(op, {flat, FlatLabels(fn, scores, t)}, {{"reduction", std::string("sum")}});
+  return BatchMean(total, batch);
+}
+
+}  // namespace
+
 Tensor SoftmaxCrossEntropy(const Tensor& x, const Tensor& t) {
   const int64_t batch = BatchOf("softmax_cross_entropy", x);
-  Tensor target = t;
-  if (IsInteger(t.dtype())) {
-    Shape want(x.shape().begin(), x.shape().end() - 1);
-    Shape got = t.shape();
-    // SINGA also takes labels of shape [N, 1].
-    if (got.size() == want.size() + 1 && got.back() == 1) got.pop_back();
-    SINGA_CHECK(got == want, ShapeError,
-                "softmax_cross_entropy: labels " << t.ToString() << " do not match scores "
-                                                 << x.ToString());
-    target = OneHotLabels(t.Reshape(want), x.dim(-1), x.dtype());
-  } else {
-    CheckSameShape("softmax_cross_entropy", x, t);
-  }
+  if (IsInteger(t.dtype()))
+    return LabelLoss("SoftmaxCrossEntropyLoss", "softmax_cross_entropy", x, t, batch);
+  CheckSameShape("softmax_cross_entropy", x, t);
   Tensor logp = Call1("LogSoftmax", {x}, {{"axis", int64_t{-1}}});
-  Tensor total = Call1("ReduceSum", {Call1("Mul", {target, logp})}, {{"keepdims", int64_t{0}}});
+  Tensor total = Call1("ReduceSum", {Call1("Mul", {t, logp})}, {{"keepdims", int64_t{0}}});
   return BatchMean(Call1("Neg", {total}), batch);
 }
 
 Tensor CrossEntropy(const Tensor& p, const Tensor& t) {
   const int64_t batch = BatchOf("cross_entropy", p);
-  Tensor target = IsInteger(t.dtype()) ? OneHotLabels(t, p.dim(-1), p.dtype()) : t;
-  CheckSameShape("cross_entropy", p, target);
+  if (IsInteger(t.dtype()))
+    return LabelLoss("NegativeLogLikelihoodLoss", "cross_entropy", Call1("Log", {p}), t, batch);
+  CheckSameShape("cross_entropy", p, t);
   Tensor total =
-      Call1("ReduceSum", {Call1("Mul", {target, Call1("Log", {p})})}, {{"keepdims", int64_t{0}}});
+      Call1("ReduceSum", {Call1("Mul", {t, Call1("Log", {p})})}, {{"keepdims", int64_t{0}}});
   return BatchMean(Call1("Neg", {total}), batch);
 }
 

@@ -12,6 +12,18 @@ namespace singa::nn {
 
 // ---- GraphStep ----------------------------------------------------------
 
+namespace {
+// What a step hands out: copies of its results, which keep their values
+// when the step runs again (the step's own tensors are rewritten by every
+// replay).
+TensorList Copies(const TensorList& outputs) {
+  TensorList out;
+  out.reserve(outputs.size());
+  for (const Tensor& t : outputs) out.push_back(t.defined() ? t.Clone() : t);
+  return out;
+}
+}  // namespace
+
 TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn) {
   SINGA_CHECK(!inputs.empty() && inputs[0].defined(), Error, "graph mode: a step needs inputs");
   Reset();
@@ -38,7 +50,7 @@ TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn) {
   ops_ = device_.runtime().TakeGraph();
   captured_ = true;
   Run();
-  return outputs_;
+  return Copies(outputs_);
 }
 
 TensorList GraphStep::Replay(const TensorList& inputs) {
@@ -57,7 +69,7 @@ TensorList GraphStep::Replay(const TensorList& inputs) {
     inputs_[i].CopyFrom(inputs[i]);
   }
   Run();
-  return outputs_;
+  return Copies(outputs_);
 }
 
 void GraphStep::Run() { DeviceRuntime::Replay(ops_); }

@@ -189,6 +189,31 @@ TEST(MemPool, SizeClassesBoundWaste) {
   }
 }
 
+TEST(MemPool, LimitsBoundTheGrowthOfMemoryInUse) {
+  MemPool pool;
+  void* kept = pool.Malloc(4096);
+  {
+    MemoryLimit limit(pool, 8192);  // counts from the 4096 in use now
+    void* a = pool.Malloc(8192);
+    EXPECT_THROW(pool.Malloc(64), MemoryError);
+    pool.Free(a, 8192);
+    void* b = pool.Malloc(4096);  // room again once freed
+    {
+      MemoryLimit inner(pool, 1024);  // nested: both apply
+      EXPECT_THROW(pool.Malloc(2048), MemoryError);
+      pool.Free(pool.Malloc(1024), 1024);
+    }
+    EXPECT_THROW(pool.Malloc(8192), MemoryError);
+    pool.Free(b, 4096);
+    MemPool other;  // a limit binds its own pool only
+    other.Free(other.Malloc(1 << 20), 1 << 20);
+  }
+  void* big = pool.Malloc(1 << 20);  // no limit once the scope ends
+  EXPECT_EQ(pool.stats().current_bytes, (1 << 20) + 4096);
+  pool.Free(big, 1 << 20);
+  pool.Free(kept, 4096);
+}
+
 TEST(MemPool, TensorsReturnMemory) {
   MemPool& pool = Device::Cpu().mem_pool();
   int64_t before = pool.stats().current_bytes;

@@ -278,3 +278,40 @@ def test_bad_input_is_one_line_and_exit_2(cnn, tmp_path):
     for args, message in cases.items():
         line = _one_error_line(singa(*args))
         assert message in line, (args, line)
+
+
+def test_hostile_sizes_and_names_in_arguments(cnn, tmp_path):
+    """Dims and batch sizes from the command line go through the same checked
+    sizes as a model's: refused by name before anything is allocated, with
+    nothing written."""
+    out = tmp_path / "o.npz"
+    cases = {
+        ("run", cnn, "--generate", "--dim", "Q=3"): "no symbolic dim 'Q' (they have N)",
+        ("run", cnn, "--generate", "--dim", f"N={2 ** 40}"): "more than the limit",
+        ("run", cnn, "--generate", "--dim", f"N={2 ** 62}"): "more bytes than",
+        ("run", cnn, "--generate", "--dim", "N=" + "9" * 30): "--dim N takes an integer",
+        ("check", cnn, "--dim", "batch=2"): "no symbolic dim 'batch'",
+        ("info", cnn, "--dim", "T=2"): "no symbolic dim 'T'",
+        ("bench", cnn, "--batch", str(2 ** 40)): "more than the limit",
+        ("bench", cnn, "--batch", "-3"): "--batch must be at least 1",
+        ("run", cnn, "--generate", "--output", tmp_path / "o.txt"): "must end in .npy or .npz",
+        ("run", cnn, "--generate", "--dim", "N=0", "--output", out): "",
+    }
+    for args, message in cases.items():
+        r = singa(*args)
+        if message:
+            assert message in _one_error_line(r), (args, r.stderr)
+            assert not out.exists() and not (tmp_path / "o.txt").exists()
+        else:  # an empty batch is a valid request
+            assert r.returncode == 0, r.stderr
+
+
+def test_version_matches_the_package():
+    import tomllib
+
+    import singa as package
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        version = tomllib.load(f)["project"]["version"]
+    assert package.__version__ == version
+    r = singa("--version")
+    assert r.returncode == 0 and r.stdout == f"singa {version}\n"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from singa import _singa, autograd, layer, model, sonnx, tensor
+from singa import _singa, autograd, device, layer, model, opt, sonnx, tensor
 
 BIG = 2 ** 40  # elements: refused long before it could be allocated
 
@@ -91,6 +91,31 @@ def test_the_memory_limit_can_be_lowered():
         _singa.set_max_tensor_bytes(before)
 
 
+def test_a_prepare_and_a_run_can_be_given_a_memory_limit():
+    """The limit bounds what the work allocates beyond what is in use when it
+    starts; past it, singa's MemoryError, and the model stays usable."""
+    x = np.ones((512, 512), np.float32)  # 1 MiB; the run's two values need 2
+    rep = sonnx.prepare(_model([helper.make_node("Relu", ["x"], ["a"], name="r"),
+                                helper.make_node("Neg", ["a"], ["y"], name="n")],
+                               [_vi("x", x.shape)], [_vi("y", x.shape)]))
+    for plan in (True, False):
+        rep.use_plan = plan
+        with pytest.raises(MemoryError, match="memory limit: .* over the limit of 1048576"):
+            rep.run([x], memory_limit=1 << 20)
+        for limit in (8 << 20, None):
+            np.testing.assert_array_equal(tensor.to_numpy(rep.run([x], memory_limit=limit)[0]),
+                                          -x)
+    w = numpy_helper.from_array(np.ones(2 << 18, np.float32), "w")  # 2 MiB
+    with pytest.raises(MemoryError, match="memory limit"):
+        sonnx.prepare(_add_w(w, (2 << 18,)), memory_limit=1 << 20)
+    sonnx.prepare(_add_w(w, (2 << 18,)), memory_limit=4 << 20)
+    with device.memory_limit(1 << 20):
+        with pytest.raises(MemoryError, match="memory limit"):
+            tensor.Tensor((1024, 1024))
+        assert tensor.Tensor((16, 16)).shape == (16, 16)
+    assert tensor.Tensor((1024, 1024)).shape == (1024, 1024)
+
+
 # ---- external data -----------------------------------------------------------
 
 def _external_model(tmp_path, location, offset=None, length=None):
@@ -124,6 +149,46 @@ def test_external_data_bounds(tmp_path, offset, length, match):
     (tmp_path / "w.bin").write_bytes(np.ones(2, np.float32).tobytes())
     with pytest.raises((OSError, ValueError), match=f"initializer 'w'.*{match}"):
         sonnx.prepare(_external_model(tmp_path, "w.bin", offset, length))
+
+
+# ---- losses: labels are data, checked on every step -------------------------------
+
+class _Classifier(model.Model):
+    def __init__(self, loss):
+        super().__init__()
+        self.fc = layer.Linear(3)
+        self.loss = loss
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def train_one_batch(self, x, y):
+        out = self.forward(x)
+        if self.loss == "cross_entropy":
+            out = autograd.softmax(out)
+        loss = getattr(autograd, self.loss)(out, y)
+        self.optimizer(loss)
+        return out, loss
+
+
+@pytest.mark.parametrize("graph", [False, True])
+@pytest.mark.parametrize("loss", ["softmax_cross_entropy", "cross_entropy"])
+def test_losses_refuse_labels_outside_the_classes(loss, graph):
+    """torch raises for a label >= the class count or < 0; a loss that took
+    it would train on a wrong (finite) value. In graph mode the check runs
+    on every replayed step, not only the captured one."""
+    m = _Classifier(loss)
+    m.set_optimizer(opt.SGD(lr=0.1))
+    x = tensor.from_numpy(np.ones((2, 4), np.float32))
+    good = tensor.from_numpy(np.array([0, 2], np.int32))
+    m.compile([x], is_train=True, use_graph=graph)
+    losses = [float(tensor.to_numpy(m(x, good)[1])[0]) for _ in range(2)]
+    assert np.isfinite(losses).all() and losses[1] < losses[0]
+    for label in (3, -1):
+        bad = tensor.from_numpy(np.array([0, label], np.int32))
+        with pytest.raises(ValueError, match=f"target {label} is out of range for 3 classes"):
+            m(x, bad)
+    assert np.isfinite(tensor.to_numpy(m(x, good)[1])).all()  # the model goes on
 
 
 # ---- states files --------------------------------------------------------------
@@ -337,3 +402,29 @@ def test_ctrl_c_stops_a_run(tape):
 def test_unknown_keyword_arguments_are_type_errors(call, arg):
     with pytest.raises(TypeError, match=arg):
         call()
+
+
+# ---- errors users can catch ------------------------------------------------------
+
+def test_errors_live_at_singa_and_derive_from_singa_error_and_a_builtin():
+    import singa
+    for name, builtin in [("ShapeError", ValueError), ("DTypeError", ValueError),
+                          ("InvalidModel", ValueError), ("UnsupportedOp", NotImplementedError),
+                          ("SingaIOError", OSError), ("SingaMemoryError", MemoryError),
+                          ("Cancelled", RuntimeError), ("Error", RuntimeError)]:
+        cls = getattr(singa, name)
+        assert cls is getattr(_singa, name)
+        assert issubclass(cls, singa.Error) and issubclass(cls, builtin), name
+    with pytest.raises(singa.Error, match="not a valid ONNX model"):
+        sonnx.prepare(b"\x08\x07junk")
+    with pytest.raises(singa.ShapeError):
+        autograd.add(tensor.Tensor((2,)), tensor.Tensor((3,)))
+
+
+def test_numpy_where_a_tensor_is_expected_is_a_type_error_saying_so():
+    x = np.ones((2, 3), np.float32)
+    for call in (lambda: autograd.relu(x), lambda: layer.Linear(3)(x),
+                 lambda: autograd.softmax_cross_entropy(tensor.from_numpy(x), [0, 1])):
+        with pytest.raises(TypeError, match="expected a singa Tensor, got numpy.ndarray|"
+                                            "expected a singa Tensor, got builtins.list"):
+            call()

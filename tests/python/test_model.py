@@ -94,10 +94,35 @@ def test_graph_mode_captures_one_step_per_signature():
     full = tensor.to_numpy(m(tensor.Tensor(data=x))).copy()
     part = m(tensor.Tensor(data=x[:5]))  # another shape: captured anew
     np.testing.assert_allclose(tensor.to_numpy(part), full[:5], rtol=1e-6)
-    again = m(tensor.Tensor(data=x[5:10]))  # replayed: the same tensor, new values
-    assert again is part
+    again = m(tensor.Tensor(data=x[5:10]))  # replayed into a tensor of its own
+    assert again is not part
     np.testing.assert_allclose(tensor.to_numpy(again), full[5:10], rtol=1e-6)
+    np.testing.assert_allclose(tensor.to_numpy(part), full[:5], rtol=1e-6)
     assert m.num_captured_steps == 3  # train, eval [32, 8], eval [5, 8]
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_results_keep_their_values_when_the_step_runs_again(graph):
+    """A loss history read step by step, as numpy views and as Tensors: a
+    replayed step writes its own tensors, never those handed out before."""
+    device.get_default_device().SetRandSeed(0)
+    x, y = _data()
+    m = MLP()
+    m.set_optimizer(opt.SGD(lr=0.1))
+    tx, ty = tensor.Tensor(data=x), tensor.Tensor(data=y, dtype=tensor.int32)
+    m.compile([tx], is_train=True, use_graph=graph)
+    views, results = [], []
+    for _ in range(4):
+        out, loss = m(tx, ty)
+        views.append(tensor.to_numpy(loss))
+        results.append((out, loss, float(views[-1][0]), tensor.to_numpy(out).copy()))
+    losses = [r[2] for r in results]
+    assert all(a > b for a, b in zip(losses, losses[1:])), losses
+    assert [float(v[0]) for v in views] == losses
+    for out, loss, value, out_then in results:
+        assert float(tensor.to_numpy(loss)[0]) == value
+        np.testing.assert_array_equal(tensor.to_numpy(out), out_then)
+    assert len({id(r[1]) for r in results}) == 4
 
 
 def test_compile_names_and_modes():

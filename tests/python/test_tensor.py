@@ -676,3 +676,13 @@ def test_truth_value_follows_numpy():
     assert not bool(tensor.zeros(()))
     with pytest.raises(ValueError, match="ambiguous"):
         bool(tensor.ones((2,)))
+
+
+def test_a_tensor_without_data_holds_zeros_even_in_reused_memory():
+    for _ in range(3):  # freed memory comes back from the pool's cache
+        t = tensor.from_numpy(np.full((64, 64), 7.0, np.float32))
+        del t
+        z = tensor.Tensor((64, 64))
+        np.testing.assert_array_equal(tensor.to_numpy(z), np.zeros((64, 64), np.float32))
+        assert (tensor.to_numpy(tensor.Tensor((3,), dtype=tensor.int32)) == 0).all()
+    assert tensor.empty((2, 3)).shape == (2, 3)

@@ -32,13 +32,13 @@ double PeakRssBytes() {
 
 int RunBench(const Args& args) {
   ApplyThreads(args);
-  DimValues dims = ParseDims(args);
   const std::vector<int64_t> batches = args.get_ints("--batch", {1}, 1);
   const int64_t iterations = args.get_int("--iterations", 20, 1);
   const int64_t warmup = args.get_int("--warmup", 2, 0);
   Device::Cpu().SetRandSeed(static_cast<uint64_t>(args.get_int("--seed", 0, 0)));
 
   auto rep = sonnx::Prepare(args.model);
+  DimValues dims = ParseDims(args, rep->inputs());
   // --batch sets the first dim of the inputs whose first dim is symbolic.
   bool batched = false;
   for (const auto& in : rep->inputs())

@@ -118,10 +118,10 @@ Diff Compare(const Tensor& got, const Tensor& want, double atol, double rtol) {
 
 int RunCheck(const Args& args) {
   ApplyThreads(args);
-  const DimValues dims = ParseDims(args);
   const double atol = args.get_double("--atol", 1e-4), rtol = args.get_double("--rtol", 1e-3);
   Device::Cpu().SetRandSeed(static_cast<uint64_t>(args.get_int("--seed", 0, 0)));
   auto rep = sonnx::Prepare(args.model);
+  const DimValues dims = ParseDims(args, rep->inputs());
   const TensorList inputs = ModelInputs(*rep, args, dims, true);
   const TensorList outputs = rep->Run(inputs);
 

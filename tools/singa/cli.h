@@ -64,7 +64,9 @@ struct DimValues {
   std::map<std::string, int64_t> named;
   int64_t batch = 0;
 };
-DimValues ParseDims(const Args& args);
+// --dim NAME=N for the symbolic dims of `inputs` (a UsageError names a NAME
+// that none of them has).
+DimValues ParseDims(const Args& args, const std::vector<sonnx::ValueInfo>& inputs);
 
 // The concrete shape of a declared input: fixed dims as declared, a symbolic
 // first dim from the batch, other symbolic dims from --dim (default 1).

@@ -9,8 +9,8 @@
 namespace singa::cli {
 
 int RunInfo(const Args& args) {
-  const DimValues dims = ParseDims(args);
   const sonnx::ModelInfo info = sonnx::InspectModel(args.model);
+  const DimValues dims = ParseDims(args, info.inputs);
   std::ostream& os = std::cout;
   os << "model        " << args.model << "\n";
   os << "producer     "

@@ -21,11 +21,22 @@ const OptionSpec kInputOption{
     "input values: .npy (in input order, or NAME=) or .npz of arrays named like the inputs"};
 const OptionSpec kSeedOption{"--seed", "N", false, "seed of the generated inputs (default 0)"};
 
-DimValues ParseDims(const Args& args) {
+DimValues ParseDims(const Args& args, const std::vector<sonnx::ValueInfo>& inputs) {
+  std::set<std::string> symbols;
+  for (const auto& in : inputs)
+    for (const std::string& p : in.dim_params)
+      if (!p.empty()) symbols.insert(p);
   DimValues d;
   for (const std::string& s : args.list("--dim")) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--dim takes NAME=N, got '" + s + "'");
+    if (!symbols.count(s.substr(0, eq))) {
+      std::string known;
+      for (const std::string& p : symbols) known += (known.empty() ? "" : ", ") + p;
+      throw UsageError(
+          "--dim " + s + ": the model's inputs have no symbolic dim '" + s.substr(0, eq) + "' (" +
+          (known.empty() ? std::string("they have none") : "they have " + known) + ")");
+    }
     const int64_t v = ParseInt(s.substr(eq + 1), "--dim " + s.substr(0, eq));
     if (v < 0) throw UsageError("--dim " + s.substr(0, eq) + " must not be negative");
     d.named[s.substr(0, eq)] = v;

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "singa/core/version.h"
 #include "singa/ops/tape.h"
 
 namespace singa::cli {
@@ -96,6 +97,10 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     std::cout << MainHelp();
+    return 0;
+  }
+  if (name == "--version") {
+    std::cout << "singa " << singa::Version() << "\n";
     return 0;
   }
   const Command* command = nullptr;

@@ -294,10 +294,9 @@ Tensor ReadNpy(const std::string& path) { return ParseNpy(ReadFile(path), "'" + 
 
 void WriteNpy(const std::string& path, const Tensor& t) { WriteFile(path, NpyBytes(t)); }
 
-NamedTensors ReadNpz(const std::string& path) {
-  const std::string file = ReadFile(path);
-  const std::string_view b = file;
-  const std::string what = "'" + path + "'";
+NamedTensors ReadNpz(const std::string& path) { return ParseNpz(ReadFile(path), "'" + path + "'"); }
+
+NamedTensors ParseNpz(std::string_view b, const std::string& what) {
   // The end-of-central-directory record: 22 bytes plus a comment of < 64 KiB.
   size_t eocd = std::string_view::npos;
   if (b.size() >= 22) {

@@ -32,6 +32,7 @@ void WriteNpz(const std::string& path, const NamedTensors& arrays);
 
 // The in-memory forms (`what` names the source in error messages).
 Tensor ParseNpy(std::string_view bytes, const std::string& what);
+NamedTensors ParseNpz(std::string_view bytes, const std::string& what);
 std::string NpyBytes(const Tensor& t);
 
 }  // namespace singa::cli

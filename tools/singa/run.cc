@@ -7,9 +7,12 @@ namespace singa::cli {
 
 int RunRun(const Args& args) {
   ApplyThreads(args);
-  const DimValues dims = ParseDims(args);
+  const std::string output = args.get("--output", "");
+  if (args.has("--output") && !output.ends_with(".npy") && !output.ends_with(".npz"))
+    throw UsageError("--output " + output + ": the file name must end in .npy or .npz");
   Device::Cpu().SetRandSeed(static_cast<uint64_t>(args.get_int("--seed", 0, 0)));
   auto rep = sonnx::Prepare(args.model);
+  const DimValues dims = ParseDims(args, rep->inputs());
   const TensorList inputs = ModelInputs(*rep, args, dims, args.has("--generate"));
   const TensorList outputs = rep->Run(inputs);
   NamedTensors named;

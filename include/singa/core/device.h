@@ -145,7 +145,12 @@ class DeviceRuntime {
 
 namespace internal {
 std::shared_ptr<Block> BlockOf(const Tensor& t);
-void TouchBlock(const Tensor& t);
+// What Exec does after running an op (new versions for the written blocks)
+// and, during a capture, instead of running it. Out of line: Tensor is
+// incomplete here.
+void TouchBlocks(std::span<const Tensor> writes);
+void Record(DeviceRuntime& rt, std::function<void()> fn, std::span<const Tensor> reads,
+            std::span<const Tensor> writes);
 }  // namespace internal
 
 // Runs the device's ops at once while alive, even during a graph capture: for
@@ -168,13 +173,10 @@ void Device::Exec(F&& fn, std::span<const Tensor> reads, std::span<const Tensor>
   DeviceRuntime& rt = runtime();
   if (!rt.capturing()) {
     fn();
-    for (const Tensor& t : writes) internal::TouchBlock(t);
+    internal::TouchBlocks(writes);
     return;
   }
-  DeviceRuntime::Op op{std::function<void()>(std::forward<F>(fn)), {}, {}};
-  for (const Tensor& t : reads) op.reads.push_back(internal::BlockOf(t));
-  for (const Tensor& t : writes) op.writes.push_back(internal::BlockOf(t));
-  rt.Record(std::move(op));
+  internal::Record(rt, std::function<void()>(std::forward<F>(fn)), reads, writes);
 }
 
 }  // namespace singa

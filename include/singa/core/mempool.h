@@ -9,6 +9,8 @@
 //   pool.Free(p, 1 << 20);            // cached, not released
 //   pool.stats().peak_bytes;          // high-water mark of bytes in use
 //   pool.EmptyCache();                // return cached memory to the OS
+//
+//   { MemoryLimit limit(pool, 1 << 30); rep->Run(x); }  // MemoryError past 1 GiB more
 #pragma once
 
 #include <cstddef>
@@ -27,16 +29,23 @@ struct MemStats {
   int64_t num_os_allocs = 0;  // requests that went to the OS
 };
 
+class MemoryLimit;
+
 class MemPool {
  public:
   static constexpr size_t kAlignment = 64;
 
-  MemPool() = default;
+  // With SINGA_POISON_MEMORY set in the environment, every allocation is
+  // filled with 0xff bytes (NaN floats, -1 integers) before it is handed out,
+  // so an op that leaves part of its output unwritten shows it in tests
+  // instead of returning what the memory held before.
+  MemPool();
   ~MemPool();
   MemPool(const MemPool&) = delete;
   MemPool& operator=(const MemPool&) = delete;
 
   // Never returns null; 0 bytes gives a valid, unique, aligned pointer.
+  // Throws MemoryError past a MemoryLimit or when the system refuses.
   void* Malloc(size_t bytes);
   // `bytes` must be the size passed to Malloc.
   void Free(void* ptr, size_t bytes);
@@ -57,6 +66,27 @@ class MemPool {
   std::unordered_map<size_t, std::vector<void*>> free_;
   MemStats stats_;
   bool caching_ = true;
+  const bool poison_;
+};
+
+// Bounds what a piece of work (a run, a prepare) may take from a pool: while
+// alive, an allocation on this thread that would put the pool's bytes in use
+// more than `bytes` above where they were when the scope began throws
+// MemoryError, and nothing is allocated. Scopes nest; each applies. Other
+// threads' allocations in the meantime count too: the pool is shared.
+class MemoryLimit {
+ public:
+  MemoryLimit(MemPool& pool, size_t bytes);
+  ~MemoryLimit();
+  MemoryLimit(const MemoryLimit&) = delete;
+  MemoryLimit& operator=(const MemoryLimit&) = delete;
+
+ private:
+  friend class MemPool;
+  MemPool* pool_;
+  int64_t base_;
+  size_t bytes_;
+  MemoryLimit* outer_;
 };
 
 }  // namespace singa

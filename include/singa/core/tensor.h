@@ -145,7 +145,7 @@ class Tensor {
 
  private:
   friend std::shared_ptr<Block> internal::BlockOf(const Tensor& t);
-  friend void internal::TouchBlock(const Tensor& t);
+  friend void internal::TouchBlocks(std::span<const Tensor> writes);
   AutogradMeta& meta();
   std::shared_ptr<Block> block_;
   std::shared_ptr<AutogradMeta> autograd_;
