@@ -104,10 +104,11 @@ int64_t Tensor::dim(int64_t axis) const {
 }
 
 bool Tensor::is_contiguous() const {
+  // Empty: nothing to address (and the other dims may be of any size).
+  if (std::find(shape_.begin(), shape_.end(), 0) != shape_.end()) return true;
   int64_t expected = 1;
   for (size_t i = shape_.size(); i-- > 0;) {
     if (shape_[i] == 1) continue;
-    if (shape_[i] == 0) return true;
     if (strides_[i] != expected) return false;
     expected *= shape_[i];
   }

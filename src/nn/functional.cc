@@ -66,7 +66,11 @@ Tensor FlatLabels(const char* fn, const Tensor& x, const Tensor& t) {
 Tensor LabelLoss(const char* op, const char* fn, const Tensor& scores, const Tensor& t,
                  int64_t batch) {
   const int64_t classes = scores.dim(-1);
-  Tensor flat = scores.Reshape({classes ? scores.numel() / classes : 0, classes});
+  // The Reshape op, not a view: the tape must carry the gradient through.
+  Tensor flat =
+      scores.ndim() == 2
+          ? scores
+          : Call1("Reshape", {scores, Ints({classes ? scores.numel() / classes : 0, classes})});
   Tensor total = Call1(op, {flat, FlatLabels(fn, scores, t)}, {{"reduction", std::string("sum")}});
   return BatchMean(total, batch);
 }

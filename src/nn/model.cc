@@ -13,9 +13,8 @@ namespace singa::nn {
 // ---- GraphStep ----------------------------------------------------------
 
 namespace {
-// What a step hands out: copies of its results, which keep their values
-// when the step runs again (the step's own tensors are rewritten by every
-// replay).
+// What a step hands out, and what it reads: copies, so that a replay
+// rewrites only the step's own tensors, never one a caller holds.
 TensorList Copies(const TensorList& outputs) {
   TensorList out;
   out.reserve(outputs.size());
@@ -30,11 +29,14 @@ TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn) {
   device_ = inputs[0].device();
   SINGA_CHECK(!device_.graph_enabled(), Error,
               "graph mode: " << device_.ToString() << " is already capturing a graph");
+  // The step reads inputs of its own, into which each replay copies the
+  // call's: it never writes a tensor the caller handed it.
+  inputs_ = Copies(inputs);
   device_.ResetGraph();
   device_.EnableGraph(true);
   TensorList outputs;
   try {
-    outputs = fn(inputs);
+    outputs = fn(inputs_);
   } catch (...) {
     device_.EnableGraph(false);
     device_.ResetGraph();
@@ -44,7 +46,6 @@ TensorList GraphStep::Capture(const TensorList& inputs, const Fn& fn) {
   // The results stand for the step, not for the tape of its first run.
   for (Tensor& t : outputs)
     if (t.defined()) t = t.Detach();
-  inputs_ = inputs;
   outputs_ = outputs;
   arena_bytes_ = device_.PlanGraphMemory(outputs_);
   ops_ = device_.runtime().TakeGraph();
@@ -59,8 +60,6 @@ TensorList GraphStep::Replay(const TensorList& inputs) {
               "graph mode: the step was captured with " << inputs_.size() << " inputs, got "
                                                         << inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].block() == inputs_[i].block() && inputs[i].offset() == inputs_[i].offset())
-      continue;
     SINGA_CHECK(inputs[i].shape() == inputs_[i].shape() && inputs[i].dtype() == inputs_[i].dtype(),
                 ShapeError,
                 "graph mode: input " << i << " is " << inputs[i].ToString()

@@ -118,8 +118,12 @@ Plan MakePlan(const Tensor& x, const Tensor& roi_t, const Tensor& scales_t, cons
     for (size_t i = 0; i < k; ++i) {
       SINGA_CHECK(scales[i] > 0, ShapeError,
                   where << ": scale " << scales[i] << " is not positive");
+      const double size = scales[i] * static_cast<double>(in[axes[i]]);
+      SINGA_CHECK(size < 0x1p62, ShapeError,
+                  where << ": scale " << scales[i] << " makes axis " << axes[i] << " of "
+                        << x.ToString() << " larger than any tensor");
       p.scales[axes[i]] = scales[i];
-      p.out[axes[i]] = static_cast<int64_t>(scales[i] * static_cast<double>(in[axes[i]]));
+      p.out[axes[i]] = static_cast<int64_t>(size);
     }
   } else {
     SINGA_CHECK(sizes.size() == k, ShapeError,

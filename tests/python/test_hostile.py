@@ -167,7 +167,7 @@ class _Classifier(model.Model):
         if self.loss == "cross_entropy":
             out = autograd.softmax(out)
         loss = getattr(autograd, self.loss)(out, y)
-        self.optimizer(loss)
+        self.optimizer.backward_and_update(loss)
         return out, loss
 
 
@@ -178,7 +178,7 @@ def test_losses_refuse_labels_outside_the_classes(loss, graph):
     it would train on a wrong (finite) value. In graph mode the check runs
     on every replayed step, not only the captured one."""
     m = _Classifier(loss)
-    m.set_optimizer(opt.SGD(lr=0.1))
+    m.optimizer = opt.SGD(lr=0.1)
     x = tensor.from_numpy(np.ones((2, 4), np.float32))
     good = tensor.from_numpy(np.array([0, 2], np.int32))
     m.compile([x], is_train=True, use_graph=graph)

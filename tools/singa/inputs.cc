@@ -68,6 +68,7 @@ Tensor GeneratedInput(const sonnx::ValueInfo& info, const DimValues& dims) {
     throw UsageError("input '" + info.name + "' holds strings; give its value with --input " +
                      info.name + "=FILE.npy");
   const Shape shape = InputShape(info, dims);
+  TensorBytes(shape, info.dtype, "input '" + info.name + "'");  // named, before allocating
   if (IsFloat(info.dtype)) {
     Tensor t(shape, info.dtype);
     Uniform(t, 0.0, 1.0);
