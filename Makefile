@@ -72,8 +72,11 @@ ASAN_PY_ENV = LD_PRELOAD=$$($(CLANG) -print-file-name=libclang_rt.asan-x86_64.so
               ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0 SINGA_POISON_MEMORY=1 \
               PYTHONPATH=$(abspath $(ASAN_BUILD))/pkg
 # The Python tests that run under the sanitizers: hostile input, the
-# importer, and the op table for a sample of ops.
-ASAN_PYTESTS := tests/python/test_hostile.py tests/python/test_sonnx.py
+# importer, and the op table for a sample of ops. Not the one that measures
+# the process's resident memory: the sanitizer's shadow memory and
+# quarantine count there.
+ASAN_PYTESTS := tests/python/test_hostile.py tests/python/test_sonnx.py \
+                --deselect tests/python/test_sonnx.py::test_prepare_holds_the_weights_about_once
 ASAN_OPS := conv or gemm or matmul or gather or slice or reshape or concat or pad or resize \
             or loop or scan or split or softmax or pool or topk or einsum or cast
 
@@ -90,8 +93,9 @@ asan-build: venv
 
 test-asan: asan-build
 	cd $(ASAN_BUILD) && SINGA_POISON_MEMORY=1 ctest --output-on-failure -j2
-	$(ASAN_PY_ENV) $(PY) -m pytest $(ASAN_PYTESTS) -q -p no:cacheprovider
-	$(ASAN_PY_ENV) $(PY) -m pytest tests/python/test_ops.py -k "$(ASAN_OPS)" -q -p no:cacheprovider
+	$(ASAN_PY_ENV) $(PY) -m pytest $(ASAN_PYTESTS) -q -p no:cacheprovider --capture=sys
+	$(ASAN_PY_ENV) $(PY) -m pytest tests/python/test_ops.py -k "$(ASAN_OPS)" -q -p no:cacheprovider \
+	  --capture=sys
 	$(MAKE) fuzz-replay
 
 # Every input of the corpora and every reproducer ever found, once each.

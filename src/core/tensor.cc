@@ -119,7 +119,9 @@ std::string Tensor::ToString() const { return std::string(Name(dtype_)) + singa:
 
 void* Tensor::raw_data() const {
   SINGA_CHECK(block_, Error, "access to the data of an undefined tensor");
-  return static_cast<char*>(block_->data()) + offset_ * static_cast<int64_t>(itemsize());
+  char* base = static_cast<char*>(block_->data());
+  // An empty block has no memory; a view into it (a slice) addresses none.
+  return base ? base + offset_ * static_cast<int64_t>(itemsize()) : nullptr;
 }
 
 Tensor Tensor::Reshape(Shape shape) const {

@@ -2,6 +2,7 @@
 // AsType and the Cast op. Tensor::CopyFrom and Tensor::Fill (declared in
 // singa/core/tensor.h) are defined here, with the loops they run, so that the
 // core includes nothing from the kernels.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -141,6 +142,12 @@ void Tensor::Fill(double value) {
             dst.dtype(),
             [&]<class T>(Tag<T>) {
               const T v = cpu::ConvertValue<T>(value);
+              // Written without reading: a new tensor's memory may hold
+              // anything (a bool that is neither 0 nor 1).
+              if (dst.is_contiguous()) {
+                std::fill_n(static_cast<T*>(dst.raw_data()), dst.numel(), v);
+                return;
+              }
               cpu::Unary<T, T>(dst, dst, [v](T) { return v; });
             },
             "Fill");
