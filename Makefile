@@ -1,6 +1,8 @@
 # make demo:  setup + the main job on digits (train, ONNX, infer, re-train, transfer-learn)
 # make setup: Debian packages, .venv with the PyPI packages, the build, and a
-#             development install of singa into .venv (idempotent, fast when done)
+#             development install of singa into .venv (idempotent, fast when done);
+#             with CUDA=1 also the CUDA device (nvcc from the CUDA toolkit, cuBLAS
+#             from PyPI), which builds and tests without a GPU too
 # make test:  setup + C++ tests (ctest) + Python tests (pytest)
 # make bench: setup + benchmarks against the peers; writes bench/RESULTS.md
 # make docs:  setup + regenerate docs/ops.md from the op registry
@@ -35,9 +37,17 @@ $(VENV)/.deps: requirements.txt | apt
 
 venv: $(VENV)/.deps
 
-build: venv
-	@test -f $(BUILD)/build.ninja || PATH=$(abspath $(VENV))/bin:$$PATH cmake -S . -B $(BUILD) -G Ninja \
-	  -DPython_EXECUTABLE=$(abspath $(PY))
+CUDA ?=
+CUDA_PIP_PKGS := nvidia-cublas
+$(VENV)/.cuda-deps: | $(VENV)/.deps
+	$(PY) -m pip install -q $(CUDA_PIP_PKGS)
+	@touch $@
+
+build: venv $(if $(CUDA),$(VENV)/.cuda-deps)
+	@if [ ! -f $(BUILD)/build.ninja ] || { [ -n "$(CUDA)" ] && \
+	    ! grep -q '^SINGA_CUDA:STRING=ON' $(BUILD)/CMakeCache.txt; }; then \
+	  PATH=$(abspath $(VENV))/bin:$$PATH cmake -S . -B $(BUILD) -G Ninja \
+	    -DPython_EXECUTABLE=$(abspath $(PY)) $(if $(CUDA),-DSINGA_CUDA=ON); fi
 	@PATH=$(abspath $(VENV))/bin:$$PATH cmake --build $(BUILD)
 	@install -m 755 $(BUILD)/singa $(VENV)/bin/singa
 	@echo "$(abspath python)" > $(SITE)/singa-dev.pth

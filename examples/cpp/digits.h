@@ -7,7 +7,7 @@
 //   examples::DigitsCNN model;              // TrainOneBatch calls Update(loss)
 //   examples::FillBatch(all, split.train, /*first=*/0, x, y);
 //   TensorList r = model.Call({x, y});       // {logits, loss}
-//   int64_t right = examples::CountCorrect(model, all, split.test);
+//   int64_t right = examples::CountCorrect(model, all, split.test, device);
 #pragma once
 
 #include <zlib.h>
@@ -27,6 +27,8 @@
 
 namespace examples {
 
+using singa::Device;
+using singa::DType;
 using singa::Tensor;
 using singa::TensorList;
 
@@ -120,13 +122,17 @@ class DigitsCNN : public singa::nn::Model {
 inline void FillBatch(const Digits& all, const std::vector<int64_t>& rows, int64_t first, Tensor& x,
                       Tensor& y) {
   const int64_t batch = y.numel();
-  float* px = x.data<float>();
-  int32_t* py = y.data<int32_t>();
+  // Written on the host, then copied to x and y's device.
+  Tensor hx(x.shape()), hy(y.shape(), DType::kInt32);
+  float* px = hx.data<float>();
+  int32_t* py = hy.data<int32_t>();
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t k = rows[first + b];
     std::memcpy(px + b * 64, all.x.data() + k * 64, 64 * sizeof(float));
     py[b] = all.y[k];
   }
+  x.CopyFrom(hx);
+  y.CopyFrom(hy);
 }
 
 inline int Argmax(const float* row, int n) {
@@ -135,14 +141,14 @@ inline int Argmax(const float* row, int n) {
 
 // How many of the rows' labels the model predicts, in inference mode.
 inline int64_t CountCorrect(singa::nn::Model& model, const Digits& all,
-                            const std::vector<int64_t>& rows) {
+                            const std::vector<int64_t>& rows, Device device = Device::Cpu()) {
   const auto n = static_cast<int64_t>(rows.size());
   if (n == 0) return 0;
   model.Eval();
   Tensor x({n, 1, 8, 8});
   for (int64_t i = 0; i < n; ++i)
     std::memcpy(x.data<float>() + i * 64, all.x.data() + rows[i] * 64, 64 * sizeof(float));
-  std::vector<float> out = model.Call({x})[0].ToVector<float>();
+  std::vector<float> out = model.Call({x.ToDevice(device)})[0].ToVector<float>();
   model.Train();
   int64_t right = 0;
   for (int64_t i = 0; i < n; ++i) right += Argmax(&out[i * 10], 10) == all.y[rows[i]];

@@ -1,11 +1,11 @@
 // Trains a CNN (conv-relu-pool x2, linear x2) on scikit-learn's digits with
-// the C++ API, in graph mode (default) or eagerly, and saves a loss/accuracy
-// plot. The data is the CSV that scikit-learn ships (digits.csv.gz).
+// the C++ API, in graph mode (default) or eagerly, on the CPU or a GPU, and
+// saves a loss/accuracy plot. The data is the CSV that scikit-learn ships (digits.csv.gz).
 //
 //   example_train_digits --data
 //   .venv/lib/python3.11/site-packages/sklearn/datasets/data/digits.csv.gz
-//                        [--eager] [--epochs 12] [--plot out/train_digits_cpp.png] [--min-accuracy
-//                        0.97]
+//                        [--eager] [--device cpu|cuda] [--epochs 12]
+//                        [--plot out/train_digits_cpp.png] [--min-accuracy 0.97]
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   std::string data, plot = "out/train_digits_cpp.png";
   int epochs = 12, batch = 64;
   bool eager = false;
+  std::string device_name = "cpu";
   double min_accuracy = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
       plot = next();
     else if (a == "--eager")
       eager = true;
+    else if (a == "--device")
+      device_name = next();
     else if (a == "--min-accuracy")
       min_accuracy = std::stod(next());
     else {
@@ -47,7 +50,8 @@ int main(int argc, char** argv) {
     }
   }
   if (data.empty()) {
-    std::cerr << "usage: " << argv[0] << " --data PATH/digits.csv.gz [--eager] [--epochs N]\n";
+    std::cerr << "usage: " << argv[0]
+              << " --data PATH/digits.csv.gz [--eager] [--device cpu|cuda] [--epochs N]\n";
     return 2;
   }
   try {
@@ -57,10 +61,13 @@ int main(int argc, char** argv) {
     std::mt19937_64 rng(0);
     const int64_t steps = static_cast<int64_t>(split.train.size()) / batch;
 
-    Device::Cpu().SetRandSeed(0);
+    if (device_name != "cpu" && device_name != "cuda")
+      throw std::invalid_argument("--device must be cpu or cuda, not " + device_name);
+    const Device device = device_name == "cuda" ? Device::Cuda(0) : Device::Cpu();
+    device.SetRandSeed(0);  // the parameters are drawn from their device's generator
     examples::DigitsCNN model;
     model.SetOptimizer(std::make_shared<opt::SGD>(opt::SGD::Options{0.05, 0.9, 0, 1e-5, false}));
-    Tensor x({batch, 1, 8, 8}), y({batch}, DType::kInt32);
+    Tensor x({batch, 1, 8, 8}, DType::kFloat32, device), y({batch}, DType::kInt32, device);
     model.Compile({x}, /*is_train=*/true, /*use_graph=*/!eager);
 
     std::vector<double> losses, train_acc, test_acc;
@@ -77,7 +84,7 @@ int main(int argc, char** argv) {
         examples::Progress(epoch, epochs, s + 1, steps, total / double(s + 1));
       }
       // Test accuracy in inference mode (BatchNorm/Dropout would switch too).
-      const int64_t right = examples::CountCorrect(model, all, split.test);
+      const int64_t right = examples::CountCorrect(model, all, split.test, device);
       losses.push_back(total / double(steps));
       train_acc.push_back(double(correct) / double(steps * batch));
       test_acc.push_back(double(right) / double(split.test.size()));
@@ -85,8 +92,8 @@ int main(int argc, char** argv) {
                   train_acc.back(), test_acc.back());
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%s mode: %.2f s for %d epochs; test accuracy %.4f\n", eager ? "eager" : "graph",
-                secs, epochs, test_acc.back());
+    std::printf("%s mode on %s: %.2f s for %d epochs; test accuracy %.4f\n",
+                eager ? "eager" : "graph", device.ToString().c_str(), secs, epochs, test_acc.back());
 
     std::filesystem::path p(plot);
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());

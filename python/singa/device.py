@@ -1,8 +1,10 @@
 """singa.device: where tensors live and ops run (SINGA's Python API).
 
-This build runs on the CPU: `create_cpu_device()` and `get_default_device()`
-return it; asking for CUDA or OpenCL raises NotImplementedError (a
-`_singa.UnsupportedOp`) saying this build has neither.
+The CPU is the default device. A build with CUDA (make setup CUDA=1) adds
+the GPUs: `create_cuda_gpu()` is GPU 0, `get_num_gpus()` counts them, and
+`Tensor.to_device(dev)` / `to_host()` move tensors; an op runs on the device
+of its GPU inputs. Asking for a GPU that the build or the machine lacks, or
+for OpenCL, raises NotImplementedError (a `_singa.UnsupportedOp`) saying which.
 
     from singa import device
     dev = device.get_default_device()
@@ -39,28 +41,28 @@ def get_default_device():
 
 
 def create_cuda_gpu():
-    """Raises NotImplementedError: this build has no CUDA support."""
+    """GPU 0 (NotImplementedError without CUDA support or a GPU)."""
     return Device.cuda(0)
 
 
 def create_cuda_gpu_on(device_id):
-    """Raises NotImplementedError: this build has no CUDA support."""
+    """GPU `device_id` (NotImplementedError when there is no such GPU)."""
     return Device.cuda(int(device_id))
 
 
 def create_cuda_gpus(num):
-    """Raises NotImplementedError: this build has no CUDA support."""
+    """GPUs 0 .. num-1 (NotImplementedError when there are fewer)."""
     return [Device.cuda(i) for i in range(max(int(num), 1))]
 
 
 def create_cuda_gpus_on(device_ids):
-    """Raises NotImplementedError: this build has no CUDA support."""
+    """The GPUs of `device_ids` (NotImplementedError for one that is missing)."""
     return [Device.cuda(int(i)) for i in list(device_ids) or [0]]
 
 
 def get_num_gpus():
-    """Number of CUDA GPUs this build can use: 0."""
-    return 0
+    """Number of CUDA GPUs this process can use (0 without CUDA support)."""
+    return Device.num_cuda_gpus()
 
 
 def get_num_opencl_platforms():

@@ -462,16 +462,20 @@ class Tensor:
         return self
 
     def to_device(self, device):
-        """Moves the tensor to `device` (in place). This build has only the
-        CPU, so this checks the request."""
-        if device != self.data.device:
-            raise NotImplementedError(f"to_device: cannot move a tensor to {device} in this "
-                                      f"build (CPU only)")
+        """Moves the tensor to `device` (in place: a copy there replaces the
+        storage; name, requires_grad and stores_grad stay)."""
+        ct = self.data
+        if device != ct.device:
+            moved = ct.to_device(device)
+            moved.requires_grad, moved.stores_grad = ct.requires_grad, ct.stores_grad
+            if ct.name:
+                moved.name = ct.name
+            self.data = moved
         return self
 
     def to_host(self):
-        """Moves the tensor to the host (it is there already)."""
-        return self
+        """Moves the tensor to the host (in place)."""
+        return self.to_device(_singa.Device.cpu())
 
     def reset_like(self, t):
         """Replaces the storage with an (unset) one of t's shape, dtype, device."""
@@ -853,13 +857,15 @@ def from_numpy(np_array, dev=None):
 
 def to_numpy(t):
     """The tensor's values as a numpy array: a view sharing the storage (no
-    copy; writing to it writes to the tensor) except for strings."""
+    copy; writing to it writes to the tensor) except for strings and for a
+    tensor on a GPU, whose values are copied."""
     return _numpy_of(_ct(t))
 
 
 def to_host(t):
     """A copy of t on the host."""
-    return t.clone()
+    ct = _ct(t)
+    return t.clone() if ct.device == _singa.Device.cpu() else _wrap(ct.to_device(_singa.Device.cpu()))
 
 
 def copy_from_numpy(data, np_array):

@@ -97,8 +97,10 @@ using AnyArray = nb::ndarray<nb::ro, nb::device::cpu>;
 
 // A zero-copy numpy view of a tensor's elements (the array keeps the storage
 // alive). Strings come back as a list instead.
-nb::object ToNumpy(const Tensor& t) {
-  SINGA_CHECK(t.defined(), Error, "to_numpy: the tensor is undefined");
+nb::object ToNumpy(const Tensor& given) {
+  SINGA_CHECK(given.defined(), Error, "to_numpy: the tensor is undefined");
+  // A GPU tensor's values are copied to the host.
+  const Tensor t = given.ToDevice(Device::Cpu());
   if (t.dtype() == DType::kString) {
     std::vector<std::string> v;
     Tensor c = t.Contiguous();
@@ -407,6 +409,7 @@ NB_MODULE(_singa, m) {
   nb::class_<Device>(m, "Device")
       .def_static("cpu", &Device::Cpu)
       .def_static("cuda", &Device::Cuda, "index"_a = 0)
+      .def_static("num_cuda_gpus", &Device::NumCudaGpus)
       .def_static("opencl", &Device::OpenCL, "index"_a = 0)
       .def_ro("type", &Device::type)
       .def_ro("index", &Device::index)
@@ -443,6 +446,7 @@ NB_MODULE(_singa, m) {
       .def_static("from_numpy", &FromNumpy, "array"_a, "dtype"_a = nb::none())
       .def_static("from_strings", &FromStrings, "values"_a, "shape"_a)
       .def("numpy", &ToNumpy)
+      .def("to_device", &Tensor::ToDevice, "device"_a)
       .def_prop_ro("defined", &Tensor::defined)
       .def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.shape())); })
       .def_prop_ro("strides", [](const Tensor& t) { return t.strides(); })

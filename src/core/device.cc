@@ -8,11 +8,40 @@
 
 #include "singa/core/error.h"
 #include "singa/core/tensor.h"
+#if SINGA_CUDA
+#include "kernels/cuda/cuda.h"
+#endif
 
 namespace singa {
 
-Device Device::Cuda(int) {
-  throw UnsupportedOp("CUDA device requested, but this build of singa has no CUDA support");
+Device Device::Cuda(int index) {
+#if SINGA_CUDA
+  SINGA_CHECK(NumCudaGpus() > 0, UnsupportedOp,
+              "CUDA device requested, but no GPU is visible to this process (no NVIDIA driver "
+              "or GPU, or CUDA_VISIBLE_DEVICES hides them)");
+  SINGA_CHECK(index >= 0 && index < NumCudaGpus(), UnsupportedOp,
+              "CUDA device " << index << " requested; this machine has " << NumCudaGpus()
+                             << " GPU(s)");
+  return Device{DeviceType::kCuda, index};
+#else
+  throw UnsupportedOp("CUDA device " + std::to_string(index) +
+                      " requested, but this build of singa has no CUDA support (build with "
+                      "-DSINGA_CUDA=ON)");
+#endif
+}
+
+int Device::NumCudaGpus() {
+#if SINGA_CUDA
+  return cuda::DeviceCount();
+#else
+  return 0;
+#endif
+}
+
+void Device::Sync() const {
+#if SINGA_CUDA
+  if (type == DeviceType::kCuda) cuda::Sync(index);
+#endif
 }
 Device Device::OpenCL(int) {
   throw UnsupportedOp("OpenCL device requested, but this build of singa has no OpenCL support");
@@ -24,6 +53,9 @@ std::string Device::ToString() const {
 }
 
 DeviceRuntime& Device::runtime() const {
+#if SINGA_CUDA
+  if (type == DeviceType::kCuda) return cuda::Runtime(index);
+#endif
   SINGA_CHECK(type == DeviceType::kCpu && index == 0, UnsupportedOp,
               "device " << ToString() << " does not exist in this build");
   static DeviceRuntime* cpu = new DeviceRuntime();  // lives until exit: blocks free into it

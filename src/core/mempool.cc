@@ -55,7 +55,19 @@ size_t MemPool::RoundSize(size_t bytes) {
 
 MemPool::~MemPool() { EmptyCache(); }
 
-MemPool::MemPool() : poison_(std::getenv("SINGA_POISON_MEMORY") != nullptr) {}
+MemPool::MemPool() : MemPool(MemBackend{}) {}
+MemPool::MemPool(MemBackend backend)
+    : poison_(std::getenv("SINGA_POISON_MEMORY") != nullptr), backend_(backend) {}
+
+void* MemPool::Alloc(size_t size) {
+  return backend_.alloc ? backend_.alloc(size, backend_.device) : OsAlloc(size);
+}
+void MemPool::Release(void* ptr, size_t size) {
+  if (backend_.free)
+    backend_.free(ptr, size, backend_.device);
+  else
+    OsFree(ptr, size);
+}
 
 void* MemPool::Malloc(size_t bytes) {
   size_t size = RoundSize(bytes);
@@ -82,18 +94,25 @@ void* MemPool::Malloc(size_t bytes) {
     }
   }
   if (!p) {
-    p = OsAlloc(size);
+    p = Alloc(size);
     if (!p) {
       EmptyCache();
-      p = OsAlloc(size);
+      p = Alloc(size);
     }
     if (!p) {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.current_bytes -= size;
-      throw MemoryError("out of memory: the system refused " + std::to_string(size) + " bytes");
+      throw MemoryError(std::string("out of memory: the ") +
+                        (backend_.alloc ? "GPU" : "system") + " refused " + std::to_string(size) +
+                        " bytes");
     }
   }
-  if (poison_) std::memset(p, 0xff, size);
+  if (poison_) {
+    if (backend_.fill)
+      backend_.fill(p, 0xff, size, backend_.device);
+    else
+      std::memset(p, 0xff, size);
+  }
   return p;
 }
 
@@ -109,7 +128,7 @@ void MemPool::Free(void* ptr, size_t bytes) {
       return;
     }
   }
-  OsFree(ptr, size);
+  Release(ptr, size);
 }
 
 MemStats MemPool::stats() const {
@@ -130,7 +149,7 @@ void MemPool::EmptyCache() {
     stats_.cached_bytes = 0;
   }
   for (auto& [size, ptrs] : drop)
-    for (void* p : ptrs) OsFree(p, size);
+    for (void* p : ptrs) Release(p, size);
 }
 
 void MemPool::set_caching(bool on) {

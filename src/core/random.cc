@@ -10,8 +10,7 @@ namespace {
 // (t may be a strided view). Sequential on purpose: one generator stream
 // makes the values independent of the thread count.
 template <class T, class Dist>
-void FillFrom(const Tensor& t, Dist dist) {
-  std::mt19937_64& rng = t.device().rng();
+void FillFrom(const Tensor& t, Dist dist, std::mt19937_64& rng) {
   T* p = static_cast<T*>(t.raw_data());
   const int64_t n = t.numel();
   if (t.is_contiguous()) {
@@ -39,14 +38,18 @@ void FillFrom(const Tensor& t, Dist dist) {
 template <class MakeDist>
 void RandomFill(const Tensor& t, const char* what, bool floats_only, MakeDist make) {
   SINGA_CHECK(t.defined(), Error, what << ": the tensor is undefined");
-  auto run = [t, what, floats_only, make] {
+  // A GPU tensor's values are drawn on the host, from the GPU's generator.
+  auto run = [t = Tensor(t), what, floats_only, make]() mutable {
+    const Tensor h = t.device().type == DeviceType::kCpu ? t : Tensor(t.shape(), t.dtype());
+    std::mt19937_64& rng = t.device().rng();
     if (floats_only) {
       VisitFloat(
-          t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(t, make()); }, what);
+          t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(h, make(), rng); }, what);
     } else {
       VisitDType(
-          t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(t, make()); }, what);
+          t.dtype(), [&]<class T>(Tag<T>) { FillFrom<T>(h, make(), rng); }, what);
     }
+    if (h.block() != t.block()) t.CopyFrom(h);
   };
   // Check the dtype now, not when a recorded graph replays.
   if (floats_only) {

@@ -249,6 +249,13 @@ Tensor Tensor::AsType(DType dtype) const {
   return t;
 }
 
+Tensor Tensor::ToDevice(Device device) const {
+  if (device == device_) return *this;
+  Tensor t(shape_, dtype_, device);
+  t.CopyFrom(*this);
+  return t;
+}
+
 // CopyFrom and Fill run CPU loops: they are defined with them, in
 // src/kernels/cpu/convert.cc.
 

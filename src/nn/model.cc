@@ -201,7 +201,7 @@ void WriteTensors(std::FILE* f, const TensorMap& tensors) {
   for (auto& [name, t] : tensors) {
     SINGA_CHECK(t.dtype() != DType::kString, DTypeError,
                 "save_states: '" << name << "' is a string tensor");
-    Tensor c = t.Contiguous();
+    const Tensor c = t.ToDevice(Device::Cpu()).Contiguous();
     Put<uint32_t>(f, static_cast<uint32_t>(name.size()));
     std::fwrite(name.data(), 1, name.size(), f);
     Put<int32_t>(f, static_cast<int32_t>(c.dtype()));

@@ -130,6 +130,9 @@ SINGA_REGISTER_OP(Add, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<AddOp>)
+    SINGA_CUDA_KERNEL([](KernelCtx& k,
+                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kAdd, k.input(0), k.input(1), k.output(0)); },
+                      ops::kCudaMath)
     .backward(AddBackward<NoAttrs>);
 SINGA_REGISTER_OP(Sub, NoAttrs)
     .since_opset(7)
@@ -138,6 +141,9 @@ SINGA_REGISTER_OP(Sub, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<SubOp>)
+    SINGA_CUDA_KERNEL([](KernelCtx& k,
+                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kSub, k.input(0), k.input(1), k.output(0)); },
+                      ops::kCudaMath)
     .backward(SubBackward<NoAttrs>);
 SINGA_REGISTER_OP(Mul, NoAttrs)
     .since_opset(7)
@@ -146,6 +152,9 @@ SINGA_REGISTER_OP(Mul, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<MulOp>)
+    SINGA_CUDA_KERNEL([](KernelCtx& k,
+                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kMul, k.input(0), k.input(1), k.output(0)); },
+                      ops::kCudaMath)
     .backward(MulBackward<NoAttrs>);
 SINGA_REGISTER_OP(Div, NoAttrs)
     .since_opset(7)
@@ -154,6 +163,9 @@ SINGA_REGISTER_OP(Div, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(DivForward)
+    SINGA_CUDA_KERNEL([](KernelCtx& k,
+                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kDiv, k.input(0), k.input(1), k.output(0)); },
+                      ops::kCudaFloats)
     .backward(DivBackward<NoAttrs>);
 
 }  // namespace singa

@@ -106,6 +106,20 @@ void CastForward(KernelCtx& k, const CastAttrs& a) {
   CastTensor(k.input(0), k.output(0), a.saturate, RoundMode(a.round_mode));
 }
 
+#if SINGA_CUDA
+// To a dtype a GPU holds, on the GPU; to others (strings, float8) on the host.
+void CastCuda(KernelCtx& k, const CastAttrs& a) {
+  Tensor y = k.output(0);
+  if (cuda::CopyDType(y.dtype())) {
+    cuda::Copy(k.input(0), y);
+    return;
+  }
+  Tensor host(y.shape(), y.dtype());
+  CastTensor(k.input(0).ToDevice(Device::Cpu()), host, a.saturate, RoundMode(a.round_mode));
+  y.CopyFrom(host);
+}
+#endif
+
 // Backward (Cast and CastLike): float to float casts the gradient back to the
 // input's dtype; other casts are not differentiable, and CastLike's
 // target_type only lends its dtype: neither gets a gradient.
@@ -132,6 +146,7 @@ TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
           .dtypes(CastTypes())
           .infer(CastInfer)
           .kernel(CastForward)
+          SINGA_CUDA_KERNEL(CastCuda, ops::kCudaCopy)
           .backward(CastBackward);
       if (v >= 19) b.attr("saturate", &CastAttrs::saturate);
       if (v >= 24) b.attr("round_mode", &CastAttrs::round_mode);
@@ -144,6 +159,7 @@ TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
           .dtypes(CastTypes(), {1})
           .infer(CastLikeInfer)
           .kernel(CastForward)
+          SINGA_CUDA_KERNEL(CastCuda, ops::kCudaCopy)
           .backward(CastBackward);
       if (v >= 19) b.attr("saturate", &CastAttrs::saturate);
       if (v >= 24) b.attr("round_mode", &CastAttrs::round_mode);

@@ -2,9 +2,32 @@
 #pragma once
 
 #include "kernels/cpu/loops.h"
+#include "kernels/cuda/cuda.h"
 #include "singa/ops/op.h"
 
+// Registers an op's GPU kernel in a builder chain, in builds with CUDA:
+//   .kernel(ReluFast)
+//   SINGA_CUDA_KERNEL([](KernelCtx& k, const NoAttrs&) {
+//     cuda::UnaryOp(cuda::Unary::kRelu, k.input(0), k.output(0)); }, kCudaFloats)
+// Without CUDA the kernel is not compiled (the cuda:: functions are not built).
+#if SINGA_CUDA
+#define SINGA_CUDA_KERNEL(...) .cuda_kernel(__VA_ARGS__)
+#else
+#define SINGA_CUDA_KERNEL(...)
+#endif
+
 namespace singa::ops {
+
+// The dtypes of the GPU's elementwise kernels.
+inline const std::vector<DType> kCudaFloats = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
+                                               DType::kBFloat16};
+// Those a GPU holds (copies, casts).
+inline const std::vector<DType> kCudaCopy = {
+    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+    DType::kUInt8,   DType::kInt16,   DType::kUInt16,  DType::kInt32,    DType::kUInt32,
+    DType::kInt64,   DType::kUInt64,  DType::kBool};
+inline const std::vector<DType> kCudaMath = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
+                                             DType::kBFloat16, DType::kInt32, DType::kInt64};
 
 // Every dtype but bfloat16: the type lists of op versions from before ONNX
 // added bfloat16 to them.

@@ -27,6 +27,13 @@ void CompareForward(KernelCtx& k, const NoAttrs&) {
 
 SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c, DType::kBool); }
 
+#if SINGA_CUDA
+template <cuda::Binary op>
+void CudaCompare(KernelCtx& k, const NoAttrs&) {
+  cuda::BinaryOp(op, k.input(0), k.input(1), k.output(0));
+}
+#endif
+
 }  // namespace
 
 // Each registration is the oldest version with today's meaning (7 brought
@@ -37,34 +44,39 @@ SINGA_REGISTER_OP(Equal, NoAttrs)
     .outputs({"C"})
     .dtypes(dtypes::kAll, {0, 1})
     .infer(Infer)
-    .kernel(CompareForward<std::equal_to<>>);
+    .kernel(CompareForward<std::equal_to<>>)
+    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kEqual>, ops::kCudaMath);
 SINGA_REGISTER_OP(Less, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(CompareForward<std::less<>>);
+    .kernel(CompareForward<std::less<>>)
+    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kLess>, ops::kCudaMath);
 SINGA_REGISTER_OP(Greater, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(CompareForward<std::greater<>>);
+    .kernel(CompareForward<std::greater<>>)
+    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kGreater>, ops::kCudaMath);
 SINGA_REGISTER_OP(LessOrEqual, NoAttrs)
     .since_opset(12)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(CompareForward<std::less_equal<>>);
+    .kernel(CompareForward<std::less_equal<>>)
+    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kLessOrEqual>, ops::kCudaMath);
 SINGA_REGISTER_OP(GreaterOrEqual, NoAttrs)
     .since_opset(12)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
-    .kernel(CompareForward<std::greater_equal<>>);
+    .kernel(CompareForward<std::greater_equal<>>)
+    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kGreaterOrEqual>, ops::kCudaMath);
 
 }  // namespace singa

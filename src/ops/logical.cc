@@ -37,21 +37,30 @@ SINGA_REGISTER_OP(And, NoAttrs)
     .outputs({"C"})
     .dtypes(kBool, {0, 1})
     .infer(Infer)
-    .kernel(LogicalForward<AndOp>);
+    .kernel(LogicalForward<AndOp>)
+    SINGA_CUDA_KERNEL([](KernelCtx& k,
+                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kAnd, k.input(0), k.input(1), k.output(0)); },
+                      {DType::kBool});
 SINGA_REGISTER_OP(Or, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(kBool, {0, 1})
     .infer(Infer)
-    .kernel(LogicalForward<OrOp>);
+    .kernel(LogicalForward<OrOp>)
+    SINGA_CUDA_KERNEL([](KernelCtx& k,
+                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kOr, k.input(0), k.input(1), k.output(0)); },
+                      {DType::kBool});
 SINGA_REGISTER_OP(Xor, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
     .outputs({"C"})
     .dtypes(kBool, {0, 1})
     .infer(Infer)
-    .kernel(LogicalForward<XorOp>);
+    .kernel(LogicalForward<XorOp>)
+    SINGA_CUDA_KERNEL([](KernelCtx& k,
+                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kXor, k.input(0), k.input(1), k.output(0)); },
+                      {DType::kBool});
 SINGA_REGISTER_OP(Not, NoAttrs)
     .since_opset(1)
     .inputs({"X"})

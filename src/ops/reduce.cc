@@ -294,6 +294,25 @@ void ReduceForward(KernelCtx& k, const ReduceAttrs& a) {
   });
 }
 
+#if SINGA_CUDA
+// ReduceSum and ReduceMean on a GPU.
+template <Kind K>
+void ReduceCuda(KernelCtx& k, const ReduceAttrs& a) {
+  const Tensor& x = k.input(0);
+  const std::vector<int64_t> axes = AxesArg(a.axes, k.has_input(1) ? &k.input(1) : nullptr);
+  const std::vector<bool> mask = ReducedMask(x.ndim(), axes, a.noop_with_empty_axes != 0, "Reduce");
+  std::vector<int64_t> reduced;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (mask[d]) reduced.push_back(d);
+  if (k.output(0).numel() > 0) cuda::Reduce(x, k.output(0), reduced, K == Kind::kMean);
+}
+#endif
+// The dtypes the GPU kernel of a kind takes: none but for Sum and Mean.
+template <Kind K>
+std::vector<DType> CudaTypes() {
+  return K == Kind::kSum || K == Kind::kMean ? ops::kCudaFloats : std::vector<DType>{};
+}
+
 using grad::Scalar;
 
 // The input's gradient, from the output's gradient and the output seen with
@@ -381,6 +400,7 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
       .dtypes(types)
       .infer(ReduceInfer)
       .kernel(ReduceForward<K>)
+      SINGA_CUDA_KERNEL(ReduceCuda<K>, CudaTypes<K>())
       .backward(ReduceBackward<K>);
   OpBuilder<ReduceAttrs>(name)
       .since_opset(input_axes_since)
@@ -391,6 +411,7 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
       .dtypes(types)
       .infer(ReduceInfer)
       .kernel(ReduceForward<K>)
+      SINGA_CUDA_KERNEL(ReduceCuda<K>, CudaTypes<K>())
       .backward(ReduceBackward<K>);
 }
 

@@ -1,7 +1,9 @@
 // The op registry and the dispatcher every op call goes through.
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 #include "singa/core/cancel.h"
@@ -55,7 +57,51 @@ template <class... Types>
       e, op, where);
 }
 
+struct FallbackLog {
+  std::mutex mu;
+  std::set<std::string> ops;
+};
+FallbackLog& TheFallbackLog() {
+  static auto* f = new FallbackLog();
+  return *f;
+}
+
+// A CPU kernel run for an op on a GPU: inputs copied to the host, outputs
+// back. Reported on stderr once per op type.
+OpSchema::KernelFn OnHost(const OpSchema::KernelFn& cpu, const std::string& op) {
+  FallbackLog& f = TheFallbackLog();
+  {
+    std::lock_guard<std::mutex> lock(f.mu);
+    if (f.ops.insert(op).second)
+      std::fprintf(stderr,
+                   "singa: %s has no CUDA kernel for these inputs; it runs on the CPU, with its "
+                   "inputs and outputs copied (reported once per op)\n",
+                   op.c_str());
+  }
+  return [cpu](KernelCtx& k, const void* attrs) {
+    TensorList in, out;
+    for (const Tensor& t : k.inputs) in.push_back(t.defined() ? t.ToDevice(Device::Cpu()) : t);
+    for (const Tensor& t : k.outputs) out.emplace_back(t.shape(), t.dtype());
+    KernelCtx host{in, out};
+    cpu(host, attrs);
+    for (size_t i = 0; i < out.size(); ++i) k.outputs[i].CopyFrom(out[i]);
+  };
+}
+
+// The device an op runs on: that of its first input on a GPU, else the CPU.
+Device RunDevice(std::span<const Tensor> inputs) {
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.device().type != DeviceType::kCpu) return t.device();
+  return Device::Cpu();
+}
+
 }  // namespace
+
+std::vector<std::string> OpRegistry::HostFallbacks() {
+  FallbackLog& f = TheFallbackLog();
+  std::lock_guard<std::mutex> lock(f.mu);
+  return {f.ops.begin(), f.ops.end()};
+}
 
 KernelVariantGuard::KernelVariantGuard(KernelVariant v) : prev_(t_variant) { t_variant = v; }
 KernelVariantGuard::~KernelVariantGuard() { t_variant = prev_; }
@@ -70,7 +116,9 @@ const Tensor& InferCtx::value(int i) const {
   const Tensor& t = input(i);
   // An empty input has no values: nothing can depend on them.
   if (reads_ && t.numel() > 0) reads_->blocks.push_back(internal::BlockOf(t).get());
-  return t;
+  if (t.device().type == DeviceType::kCpu) return t;
+  host_values_.push_back(std::make_unique<Tensor>(t.ToDevice(Device::Cpu())));
+  return *host_values_.back();
 }
 
 std::string InferCtx::where() const {
@@ -185,8 +233,25 @@ SpecList OpSchema::Infer(std::span<const Tensor> inputs, const void* attrs, int 
   return specs;
 }
 
-TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<const void>& attrs,
+TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<const void>& attrs,
                          int num_outputs, std::string_view node, ValueReads* reads) const {
+  // Inputs on another device than the op's are copied to it (a host
+  // constant beside GPU tensors); one autograd tracks is an error instead,
+  // since its gradient would not reach it.
+  const Device dev = RunDevice(given);
+  std::span<const Tensor> inputs = given;
+  TensorList moved;
+  for (size_t i = 0; i < given.size(); ++i) {
+    const Tensor& t = given[i];
+    if (!t.defined() || t.device() == dev) continue;
+    SINGA_CHECK(!t.requires_grad(), ShapeError,
+                InferCtx(*this, given, -1, node).where()
+                    << ": input " << i << " is on " << t.device().ToString() << ", the op on "
+                    << dev.ToString() << "; move it there first (Tensor.to_device)");
+    if (moved.empty()) moved.assign(given.begin(), given.end());
+    moved[i] = t.ToDevice(dev);
+    inputs = moved;
+  }
   InferCtx probe(*this, inputs, -1, node);
   CheckInputs(probe);
   const int requested = ResolveNumOutputs(num_outputs, probe);
@@ -210,12 +275,13 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
   SINGA_CHECK(static_cast<int>(specs.size()) >= ctx.num_outputs(), ShapeError,
               ctx.where() << ": shape inference gave " << specs.size() << " outputs, "
                           << ctx.num_outputs() << " requested");
-  Device dev = inputs.empty() || !inputs[0].defined() ? Device::Cpu() : inputs[0].device();
   TensorList outputs;
   outputs.reserve(ctx.num_outputs());
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     try {
-      outputs.emplace_back(specs[i].shape, specs[i].dtype, dev);
+      // Strings live on the host.
+      outputs.emplace_back(specs[i].shape, specs[i].dtype,
+                           specs[i].dtype == DType::kString ? Device::Cpu() : dev);
     } catch (const Error& e) {  // a size that overflows or exceeds the limit
       RethrowAt(e, "Tensor", ctx.where() + ": output " + std::to_string(i));
     }
@@ -224,6 +290,18 @@ TensorList OpSchema::Run(std::span<const Tensor> inputs, const std::shared_ptr<c
   const KernelFn* fn = &kernel;
   if (t_variant == KernelVariant::kReference && reference) fn = &reference;
   SINGA_CHECK(*fn, UnsupportedOp, ctx.where() << ": no CPU kernel registered");
+  KernelFn on_host;
+  if (dev.type == DeviceType::kCuda) {
+    const bool takes = cuda_kernel && t_variant == KernelVariant::kFast &&
+                       (inputs.empty() || !inputs[0].defined() ||
+                        std::count(cuda_dtypes.begin(), cuda_dtypes.end(), inputs[0].dtype()));
+    if (takes) {
+      fn = &cuda_kernel;
+    } else {
+      on_host = OnHost(*fn, name);
+      fn = &on_host;
+    }
+  }
   // Every kernel reaches the hardware through Device::Exec. While a graph is
   // captured the recorded closure must own what it reads; eagerly it runs at
   // once and borrows.

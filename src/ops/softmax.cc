@@ -189,6 +189,14 @@ void Build(OpBuilder<A>& b, SpecList (*infer)(const InferCtx&, const A&),
     b.kernel(loops);
   } else {
     b.kernel(dnnl).reference(loops).backward(backward);
+#if SINGA_CUDA
+    b.cuda_kernel(
+        [](KernelCtx& k, const A& a) {
+          cuda::Softmax(k.input(0), k.output(0), a.axis, std::is_same_v<A, Axis1Attrs>,
+                        M == Mode::kLogSoftmax);
+        },
+        ops::kCudaFloats);
+#endif
   }
 }
 

@@ -64,21 +64,33 @@ void Optimizer::Update(const Tensor& param, const Tensor& grad) {
   SINGA_CHECK(param.is_contiguous(), Error,
               "optimizer: parameter '" << param.name() << "' must be contiguous");
   Slots& s = SlotsFor(param);
+  device_ = param.device();
   Tensor g = grad.Contiguous();
   TensorList writes = s.tensors;
   writes.push_back(param);
   param.device().Exec(
-      [this, p = param.Detach(), g, slots = s.tensors, count = s.count, step = step_] {
-        UpdateArgs a{p.dtype(), p.raw_data(), g.raw_data(), {}, p.numel(), (*lr_)(*step), *count};
-        for (const Tensor& t : slots) a.slots.push_back(t.raw_data());
+      [this, p = param.Detach(), g, slots = s.tensors, count = s.count, step = step_]() mutable {
+        // The update loops run on the host: a GPU's parameter, gradient and
+        // slots are copied there and back (ToDevice is a no-op on the CPU).
+        const Device host = Device::Cpu();
+        Tensor hp = p.ToDevice(host);
+        const Tensor hg = g.ToDevice(host);
+        TensorList hs;
+        for (const Tensor& t : slots) hs.push_back(t.ToDevice(host));
+        UpdateArgs a{hp.dtype(), hp.raw_data(), hg.raw_data(), {}, hp.numel(), (*lr_)(*step),
+                     *count};
+        for (const Tensor& t : hs) a.slots.push_back(t.raw_data());
         Apply(a);
         ++*count;
+        if (p.device() == host) return;
+        p.CopyFrom(hp);
+        for (size_t i = 0; i < slots.size(); ++i) slots[i].CopyFrom(hs[i]);
       },
       std::span(&g, 1), writes);
 }
 
 void Optimizer::Step() {
-  Device::Cpu().Exec([step = step_] { ++*step; }, {}, {});
+  device_.Exec([step = step_] { ++*step; }, {}, {});
 }
 
 void Optimizer::BackwardAndUpdate(const Tensor& loss) {

@@ -43,7 +43,28 @@ TensorList Run(const OpRow& row, const TensorList& inputs, KernelVariant v) {
   return CallOp(row.op, inputs, row.attrs, kLatestOpset, row.num_outputs);
 }
 
+TensorList OnDevice(const TensorList& ts, Device d) {
+  TensorList out;
+  for (const Tensor& t : ts) out.push_back(t.defined() ? t.ToDevice(d) : t);
+  return out;
+}
+
 }  // namespace
+
+bool HasGpu() { return Device::NumCudaGpus() > 0; }
+
+void ExpectSameOnGpu(const TensorList& gpu, const TensorList& cpu, double rtol, double atol,
+                     const std::string& what) {
+  ASSERT_EQ(gpu.size(), cpu.size()) << what;
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    if (!cpu[i].defined()) continue;
+    ASSERT_TRUE(gpu[i].defined()) << what << " output " << i;
+    EXPECT_EQ(gpu[i].device().type, DeviceType::kCuda) << what << " output " << i;
+    EXPECT_EQ(gpu[i].dtype(), cpu[i].dtype()) << what << " output " << i;
+    EXPECT_LE(CloseRatio(gpu[i].ToDevice(Device::Cpu()), cpu[i], rtol, atol), 1.0)
+        << what << " output " << i << " GPU vs CPU";
+  }
+}
 
 void CheckRow(const OpRow& row) {
   const OpSchema& schema = OpRegistry::Get(row.op);
@@ -70,6 +91,13 @@ void CheckRow(const OpRow& row) {
     TensorList nc = Run(row, nc_inputs, KernelVariant::kFast);
     for (size_t i = 0; i < fast.size(); ++i)
       EXPECT_LE(CloseRatio(nc[i], fast[i], rtol, atol), 1.0) << "output " << i << " non-contiguous";
+    if (HasGpu()) {
+      const Device gpu = Device::Cuda(0);
+      ExpectSameOnGpu(Run(row, OnDevice(inputs, gpu), KernelVariant::kFast), fast, rtol, atol,
+                      "contiguous");
+      ExpectSameOnGpu(Run(row, OnDevice(nc_inputs, gpu), KernelVariant::kFast), fast, rtol, atol,
+                      "non-contiguous");
+    }
     SpecList specs =
         schema.Infer(inputs, schema.ParseAttrs(row.attrs, inputs).get(), row.num_outputs);
     for (size_t i = 0; i < fast.size(); ++i) {
@@ -88,7 +116,7 @@ TensorList Grads(const std::string& op, const TensorList& inputs, const AttrMap&
     leaves.back().set_stores_grad(true);
   }
   Tensor y = CallOp(op, leaves, attrs, opset, num_outputs)[0];
-  Tensor dy = RandomTensor(y.shape(), y.dtype(), 99);
+  Tensor dy = RandomTensor(y.shape(), y.dtype(), 99).ToDevice(y.device());
   TensorList out(leaves.size());
   for (auto& [p, g] : autograd::Gradients(y, dy))
     for (size_t i = 0; i < leaves.size(); ++i)
@@ -109,6 +137,12 @@ void CheckGrads(const std::string& op, const std::vector<Shape>& shapes, const A
     ASSERT_TRUE(fast[i].defined() && ref[i].defined()) << op << " input " << i;
     EXPECT_LE(CloseRatio(fast[i], ref[i], rtol, atol), 1.0)
         << op << " gradient of input " << i << " fast vs reference";
+  }
+  if (HasGpu()) {
+    // The backward's ops on the GPU (dy is drawn on the host from the same seed).
+    const TensorList gpu = Grads(op, OnDevice(inputs, Device::Cuda(0)), attrs,
+                                 KernelVariant::kFast, num_outputs, opset);
+    ExpectSameOnGpu(gpu, fast, rtol, atol, op + " gradients");
   }
 }
 

@@ -1,7 +1,7 @@
 // C++ op-table rows for kernels that have a fast (oneDNN) and a plain-loop
 // reference implementation. CheckRow runs a row for each of its dtypes and
 // checks: fast == reference (within the row's tolerance), the same result
-// with non-contiguous inputs, and (for rows with a zero-sized dimension) an
+// with non-contiguous inputs and on a GPU (when there is one), and (for rows with a zero-sized dimension) an
 // output of the inferred empty shape. Value correctness against an
 // independent oracle is in tests/python/test_ops.py.
 //
@@ -32,7 +32,13 @@ struct OpRow {
 Tensor RandomTensor(const Shape& shape, DType dtype, uint64_t seed, double lo = -1, double hi = 1);
 // Max |a - b| / (atol + rtol * |b|) over elements; <= 1 passes.
 double CloseRatio(const Tensor& a, const Tensor& b, double rtol, double atol);
+// CheckRow and CheckGrads also run every row on the first GPU, when the
+// build has CUDA and the machine a GPU, and compare it with the CPU.
 void CheckRow(const OpRow& row);
+bool HasGpu();
+// Outputs of a GPU run are on the GPU, of the CPU's dtypes, and close to them.
+void ExpectSameOnGpu(const TensorList& gpu, const TensorList& cpu, double rtol, double atol,
+                     const std::string& what);
 
 // Gradients of sum(op(inputs)[0] * dy) for every input (undefined where none
 // reaches it), with the fast or the reference kernels throughout.

@@ -37,8 +37,12 @@ struct Device {
   int index = 0;
 
   static Device Cpu() { return Device{}; }
-  // Throws UnsupportedOp: this build has no CUDA/OpenCL runtime.
+  // GPU `index`: UnsupportedOp when this build has no CUDA support or the
+  // machine no such GPU.
   static Device Cuda(int index = 0);
+  // GPUs this process can use: 0 without CUDA support, driver or GPU.
+  static int NumCudaGpus();
+  // Throws UnsupportedOp: this build has no OpenCL runtime.
   static Device OpenCL(int index = 0);
 
   friend bool operator==(const Device&, const Device&) = default;
@@ -63,7 +67,9 @@ struct Device {
   // recording do not overlap. Blocks of `keep` (results read after a replay)
   // get memory of their own. Returns the arena's size in bytes.
   size_t PlanGraphMemory(std::span<const Tensor> keep) const;
-  void Sync() const {}  // CPU ops complete before Exec returns
+  // Waits for the device's queued work (a GPU's stream); CPU ops complete
+  // before Exec returns.
+  void Sync() const;
 
   void SetRandSeed(uint64_t seed) const;
   std::mt19937_64& rng() const;
@@ -120,6 +126,8 @@ class DeviceRuntime {
     std::vector<std::shared_ptr<Block>> reads, writes;
   };
 
+  DeviceRuntime() = default;
+  explicit DeviceRuntime(MemBackend backend) : pool_(backend) {}
   MemPool& mem_pool() { return pool_; }
   bool capturing() const { return capturing_; }
   void Record(Op op) { graph_.push_back(std::move(op)); }

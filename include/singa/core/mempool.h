@@ -1,4 +1,5 @@
-// MemPool: the caching, 64-byte-aligned host allocator behind every Block.
+// MemPool: the caching, 64-byte-aligned allocator behind every Block: of host
+// memory by default, of a GPU's memory with a device backend (MemBackend).
 // Freed memory goes back to a per-size-class cache instead of the OS, so the
 // steady state of a training or inference loop makes no malloc/munmap calls.
 // Blocks of 256 KiB and more are mapped from the OS (mmap) rather than taken
@@ -31,6 +32,16 @@ struct MemStats {
 
 class MemoryLimit;
 
+// Where a pool's memory comes from when the host's is not wanted: a GPU's
+// allocator. `alloc` returns null when the device refuses; `fill` sets
+// every byte (SINGA_POISON_MEMORY).
+struct MemBackend {
+  void* (*alloc)(size_t bytes, int device) = nullptr;
+  void (*free)(void* ptr, size_t bytes, int device) = nullptr;
+  void (*fill)(void* ptr, int byte, size_t bytes, int device) = nullptr;
+  int device = 0;
+};
+
 class MemPool {
  public:
   static constexpr size_t kAlignment = 64;
@@ -40,6 +51,7 @@ class MemPool {
   // so an op that leaves part of its output unwritten shows it in tests
   // instead of returning what the memory held before.
   MemPool();
+  explicit MemPool(MemBackend backend);
   ~MemPool();
   MemPool(const MemPool&) = delete;
   MemPool& operator=(const MemPool&) = delete;
@@ -65,8 +77,11 @@ class MemPool {
   mutable std::mutex mu_;
   std::unordered_map<size_t, std::vector<void*>> free_;
   MemStats stats_;
+  void* Alloc(size_t size);
+  void Release(void* ptr, size_t size);
   bool caching_ = true;
   const bool poison_;
+  const MemBackend backend_;  // alloc null: host memory
 };
 
 // Bounds what a piece of work (a run, a prepare) may take from a pool: while

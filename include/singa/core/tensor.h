@@ -94,6 +94,7 @@ class Tensor {
   }
   const std::shared_ptr<Block>& block() const { return block_; }
   // Element at a multi-index (slow; for tests and small host-side reads).
+  // These host reads copy a GPU tensor to the host first.
   template <class T>
   T At(const std::vector<int64_t>& index) const;
   // All elements in row-major order, converted to T.
@@ -120,6 +121,8 @@ class Tensor {
   Tensor Clone() const;
   // Converted copy (this one when the dtype already matches).
   Tensor AsType(DType dtype) const;
+  // A dense copy on `device` (this one when it is already there).
+  Tensor ToDevice(Device device) const;
   // Copies src's values into this tensor's elements (shapes must match;
   // dtypes are converted).
   void CopyFrom(const Tensor& src);
@@ -160,6 +163,7 @@ using TensorList = std::vector<Tensor>;
 
 template <class T>
 Tensor Tensor::FromVector(Shape shape, const std::vector<T>& values, Device device) {
+  if (device.type != DeviceType::kCpu) return FromVector<T>(std::move(shape), values).ToDevice(device);
   Tensor t(std::move(shape), DTypeOf<T>(), device);
   SINGA_CHECK(
       static_cast<int64_t>(values.size()) == t.numel(), ShapeError,
@@ -171,6 +175,7 @@ Tensor Tensor::FromVector(Shape shape, const std::vector<T>& values, Device devi
 
 template <class T>
 T Tensor::At(const std::vector<int64_t>& index) const {
+  if (device_.type != DeviceType::kCpu) return ToDevice(Device::Cpu()).At<T>(index);
   SINGA_CHECK(index.size() == shape_.size(), ShapeError,
               "At: index of rank " << index.size() << " for shape " << singa::ToString(shape_));
   int64_t off = 0;
@@ -197,6 +202,7 @@ T Tensor::At(const std::vector<int64_t>& index) const {
 
 template <class T>
 std::vector<T> Tensor::ToVector() const {
+  if (device_.type != DeviceType::kCpu) return ToDevice(Device::Cpu()).ToVector<T>();
   Tensor c = AsType(DTypeOf<T>()).Contiguous();
   const T* p = c.data<T>();
   return std::vector<T>(p, p + c.numel());

@@ -103,7 +103,7 @@ class InferCtx {
   // through value(i).
   const Tensor& input(int i) const;
   // Input i for reading its elements (Reshape's `shape`, NonZero's data):
-  // logged in `reads`.
+  // logged in `reads`; a GPU tensor is copied to the host.
   const Tensor& value(int i) const;
   const Shape& shape(int i) const { return input(i).shape(); }
   DType dtype(int i) const { return input(i).dtype(); }
@@ -121,6 +121,7 @@ class InferCtx {
   int num_outputs_;
   std::string_view node_;
   ValueReads* reads_;
+  mutable std::vector<std::unique_ptr<Tensor>> host_values_;  // of GPU inputs
 };
 
 // What a kernel sees: inputs and preallocated outputs.
@@ -224,6 +225,10 @@ class OpSchema {
   DumpFn dump;
   InferFn infer;
   KernelFn kernel, reference;
+  // The kernel for a GPU and the dtypes (of input 0) it takes; elsewhere on
+  // a GPU the CPU kernel runs, on copies.
+  KernelFn cuda_kernel;
+  std::vector<DType> cuda_dtypes;
   AliasFn alias;
   BackwardFn backward;
   ExportFn to_onnx;
@@ -290,6 +295,9 @@ class OpRegistry {
   static const OpSchema& Get(std::string_view name, int opset = kLatestOpset,
                              std::string_view domain = "");
   static std::vector<const OpSchema*> All();
+  // The ops that have run on a GPU through their CPU kernel (no GPU kernel
+  // for their inputs), in this process.
+  static std::vector<std::string> HostFallbacks();
 };
 
 // Runs an op by name with generic attributes.
@@ -461,6 +469,13 @@ class OpBuilder {
   }
   OpBuilder& kernel(std::function<void(KernelCtx&, const A&)> fn) {
     s_->kernel = Erase(std::move(fn));
+    return *this;
+  }
+  // The kernel for DeviceType::kCuda, for inputs whose input 0 has one of
+  // `dtypes` (op files register it through SINGA_CUDA_KERNEL, ops/common.h).
+  OpBuilder& cuda_kernel(std::function<void(KernelCtx&, const A&)> fn, std::vector<DType> dtypes) {
+    s_->cuda_kernel = Erase(std::move(fn));
+    s_->cuda_dtypes = std::move(dtypes);
     return *this;
   }
   // A plain-loop kernel the fast one is tested against.

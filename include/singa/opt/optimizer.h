@@ -105,6 +105,9 @@ class Optimizer {
 
   std::shared_ptr<const Scheduler> lr_;
   std::shared_ptr<int64_t> step_ = std::make_shared<int64_t>(0);
+  // Where the last update ran: Step counts there, so that a step captured
+  // on a GPU's graph counts on every replay.
+  Device device_;
   std::unordered_map<const void*, Slots> slots_;
   std::map<std::string, Tensor> pending_;  // SetStates entries of unseen parameters
 };

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "kernels/cpu/loops.h"
+#if SINGA_CUDA
+#include "kernels/cuda/cuda.h"
+#endif
 
 namespace singa::cpu {
 
@@ -127,11 +130,25 @@ void Tensor::CopyFrom(const Tensor& src) {
   SINGA_CHECK(src.shape_ == shape_ || BroadcastShapes(src.shape_, shape_, "CopyFrom") == shape_,
               ShapeError, "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
   Tensor dst = *this;
+#if SINGA_CUDA
+  if (device_.type == DeviceType::kCuda || src.device_.type == DeviceType::kCuda) {
+    device_.Exec([src, dst] { cuda::Copy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
+    return;
+  }
+#endif
   device_.Exec([src, dst] { cpu::ConvertCopy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
 }
 
 void Tensor::Fill(double value) {
   Tensor dst = *this;
+#if SINGA_CUDA
+  if (device_.type == DeviceType::kCuda) {
+    SINGA_CHECK(cuda::CopyDType(dtype_), DTypeError,
+                "Fill: a GPU holds numeric and bool tensors, not " << Name(dtype_));
+    device_.Exec([dst, value] { cuda::Fill(dst, value); }, {}, std::span(&dst, 1));
+    return;
+  }
+#endif
   device_.Exec(
       [dst, value] {
         if (dst.dtype() == DType::kString) {

@@ -1,0 +1,521 @@
+// Elementwise CUDA kernels, one templated family: copies and casts, fills,
+// unary and binary ops with numpy broadcasting (strided views, rank <= 8),
+// Where, Softmax and sum reductions. float16 and bfloat16 compute in float.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/kernels.h"
+
+namespace singa::cuda::kernels {
+namespace {
+
+// singa DType codes (ONNX TensorProto).
+enum Code : int {
+  kF32 = 1, kU8 = 2, kI8 = 3, kU16 = 4, kI16 = 5, kI32 = 6, kI64 = 7, kBool = 9,
+  kF16 = 10, kF64 = 11, kU32 = 12, kU64 = 13, kBF16 = 16,
+};
+
+void Check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+struct Index {
+  int rank;
+  int64_t shape[kMaxRank];
+};
+
+// The offset of element i (row-major over `ix`) in a view.
+__device__ __forceinline__ int64_t Offset(int64_t i, const Index& ix, const int64_t* strides) {
+  int64_t off = 0;
+  for (int d = ix.rank - 1; d >= 0; --d) {
+    const int64_t c = i % ix.shape[d];
+    i /= ix.shape[d];
+    off += c * strides[d];
+  }
+  return off;
+}
+
+struct Strides {
+  int64_t s[kMaxRank];
+  bool dense;
+};
+
+Index IndexOf(const View& v) {
+  Index ix{v.rank, {}};
+  for (int d = 0; d < v.rank; ++d) ix.shape[d] = v.shape[d];
+  return ix;
+}
+Strides StridesOf(const View& v) {
+  Strides s{{}, v.dense};
+  for (int d = 0; d < v.rank; ++d) s.s[d] = v.strides[d];
+  return s;
+}
+int64_t Numel(const View& v) {
+  int64_t n = 1;
+  for (int d = 0; d < v.rank; ++d) n *= v.shape[d];
+  return n;
+}
+
+__device__ __forceinline__ int64_t At(int64_t i, const Index& ix, const Strides& s) {
+  return s.dense ? i : Offset(i, ix, s.s);
+}
+
+// Float-like values through float (double stays double).
+template <class T>
+struct Acc {
+  using type = T;
+};
+template <>
+struct Acc<__half> {
+  using type = float;
+};
+template <>
+struct Acc<__nv_bfloat16> {
+  using type = float;
+};
+
+template <class To, class From>
+__device__ __forceinline__ To Convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<From, __half> || std::is_same_v<From, __nv_bfloat16>) {
+    return Convert<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, __half>) {
+    return __float2half(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, __nv_bfloat16>) {
+    return __float2bfloat16(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+constexpr int kThreads = 256;
+int Blocks(int64_t n) {
+  const int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(b < 65535 * 32 ? b : 65535 * 32);
+}
+#define SINGA_GRID_LOOP(i, n)                                                        \
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
+
+// Calls f(Tag<T>{}) with T the C++ type of `code`, among `Types`.
+template <class T>
+struct Tag {
+  using type = T;
+};
+template <class F>
+void VisitAll(int code, F&& f) {
+  switch (code) {
+    case kF32: return f(Tag<float>{});
+    case kF64: return f(Tag<double>{});
+    case kF16: return f(Tag<__half>{});
+    case kBF16: return f(Tag<__nv_bfloat16>{});
+    case kI8: return f(Tag<int8_t>{});
+    case kU8: return f(Tag<uint8_t>{});
+    case kI16: return f(Tag<int16_t>{});
+    case kU16: return f(Tag<uint16_t>{});
+    case kI32: return f(Tag<int32_t>{});
+    case kU32: return f(Tag<uint32_t>{});
+    case kI64: return f(Tag<int64_t>{});
+    case kU64: return f(Tag<uint64_t>{});
+    case kBool: return f(Tag<bool>{});
+    default: throw std::runtime_error("CUDA kernels: unsupported dtype code " + std::to_string(code));
+  }
+}
+template <class F>
+void VisitFloat(int code, F&& f) {
+  switch (code) {
+    case kF32: return f(Tag<float>{});
+    case kF64: return f(Tag<double>{});
+    case kF16: return f(Tag<__half>{});
+    case kBF16: return f(Tag<__nv_bfloat16>{});
+    default: throw std::runtime_error("CUDA kernels: not a float dtype code " + std::to_string(code));
+  }
+}
+template <class F>
+void VisitMath(int code, F&& f) {
+  switch (code) {
+    case kI32: return f(Tag<int32_t>{});
+    case kI64: return f(Tag<int64_t>{});
+    default: return VisitFloat(code, f);
+  }
+}
+int Bytes(int code) {
+  int n = 0;
+  VisitAll(code, [&](auto tag) { n = sizeof(typename decltype(tag)::type); });
+  return n;
+}
+
+// ---- copies ---------------------------------------------------------------
+
+template <class TI, class TO>
+__global__ void CopyKernel(const TI* src, Index ix, Strides ss, TO* dst, Strides ds, int64_t n) {
+  SINGA_GRID_LOOP(i, n) dst[At(i, ix, ds)] = Convert<TO>(src[At(i, ix, ss)]);
+}
+
+template <class T>
+__global__ void FillKernel(T* dst, Index ix, Strides ds, T v, int64_t n) {
+  SINGA_GRID_LOOP(i, n) dst[At(i, ix, ds)] = v;
+}
+
+// ---- unary ----------------------------------------------------------------
+
+template <class A>
+__device__ __forceinline__ A ApplyUnary(Unary op, A x, A alpha, A beta) {
+  switch (op) {
+    case Unary::kAbs: return x < A(0) ? -x : x;
+    case Unary::kNeg: return -x;
+    case Unary::kExp: return exp(x);
+    case Unary::kLog: return log(x);
+    case Unary::kSqrt: return sqrt(x);
+    case Unary::kReciprocal: return A(1) / x;
+    case Unary::kSin: return sin(x);
+    case Unary::kCos: return cos(x);
+    case Unary::kTan: return tan(x);
+    case Unary::kAsin: return asin(x);
+    case Unary::kAcos: return acos(x);
+    case Unary::kAtan: return atan(x);
+    case Unary::kSinh: return sinh(x);
+    case Unary::kCosh: return cosh(x);
+    case Unary::kTanh: return tanh(x);
+    case Unary::kAsinh: return asinh(x);
+    case Unary::kAcosh: return acosh(x);
+    case Unary::kAtanh: return atanh(x);
+    case Unary::kCeil: return ceil(x);
+    case Unary::kFloor: return floor(x);
+    case Unary::kRound: return rint(x);  // half to even, as ONNX
+    case Unary::kSign: return x > A(0) ? A(1) : (x < A(0) ? A(-1) : A(0));
+    case Unary::kErf: return erf(x);
+    case Unary::kRelu: return x > A(0) ? x : A(0);
+    case Unary::kSigmoid: return x >= A(0) ? A(1) / (A(1) + exp(-x)) : exp(x) / (A(1) + exp(x));
+    case Unary::kLeakyRelu: return x < A(0) ? alpha * x : x;
+    case Unary::kElu: return x < A(0) ? alpha * (exp(x) - A(1)) : x;
+    case Unary::kSelu: return x <= A(0) ? beta * (alpha * exp(x) - alpha) : beta * x;
+    case Unary::kHardSigmoid: {
+      const A v = alpha * x + beta;
+      return v < A(0) ? A(0) : (v > A(1) ? A(1) : v);
+    }
+    case Unary::kHardSwish: {
+      const A v = x / A(6) + A(0.5);
+      return x * (v < A(0) ? A(0) : (v > A(1) ? A(1) : v));
+    }
+    case Unary::kSoftplus: return x > A(20) ? x : log1p(exp(x));
+    case Unary::kSoftsign: return x / (A(1) + (x < A(0) ? -x : x));
+    case Unary::kGelu: return A(0.5) * x * (A(1) + erf(x * A(0.70710678118654752440)));
+    case Unary::kGeluTanh: {
+      const A k = A(0.79788456080286535588);  // sqrt(2 / pi)
+      return A(0.5) * x * (A(1) + tanh(k * (x + A(0.044715) * x * x * x)));
+    }
+  }
+  return x;
+}
+
+template <class T>
+__global__ void UnaryKernel(Unary op, const T* x, Index ix, Strides xs, T* y, float alpha,
+                            float beta, int64_t n) {
+  using A = typename Acc<T>::type;
+  SINGA_GRID_LOOP(i, n) {
+    const A v = static_cast<A>(x[At(i, ix, xs)]);
+    y[i] = Convert<T>(ApplyUnary<A>(op, v, static_cast<A>(alpha), static_cast<A>(beta)));
+  }
+}
+
+// ---- binary ---------------------------------------------------------------
+
+template <class A>
+__device__ __forceinline__ A ApplyArith(Binary op, A a, A b) {
+  switch (op) {
+    case Binary::kAdd: return a + b;
+    case Binary::kSub: return a - b;
+    case Binary::kMul: return a * b;
+    case Binary::kDiv: return a / b;
+    case Binary::kPow:
+      if constexpr (std::is_floating_point_v<A>) return pow(a, b);
+      return A(0);
+    case Binary::kMax: return a > b ? a : b;
+    case Binary::kMin: return a < b ? a : b;
+    default: return A(0);
+  }
+}
+template <class A>
+__device__ __forceinline__ bool ApplyCompare(Binary op, A a, A b) {
+  switch (op) {
+    case Binary::kEqual: return a == b;
+    case Binary::kLess: return a < b;
+    case Binary::kGreater: return a > b;
+    case Binary::kLessOrEqual: return a <= b;
+    case Binary::kGreaterOrEqual: return a >= b;
+    case Binary::kAnd: return a != A(0) && b != A(0);
+    case Binary::kOr: return a != A(0) || b != A(0);
+    case Binary::kXor: return (a != A(0)) != (b != A(0));
+    default: return false;
+  }
+}
+
+template <class T>
+__global__ void ArithKernel(Binary op, const T* a, Strides as, const T* b, Strides bs, Index ix,
+                            T* c, int64_t n) {
+  using A = typename Acc<T>::type;
+  SINGA_GRID_LOOP(i, n) {
+    const A x = static_cast<A>(a[At(i, ix, as)]), y = static_cast<A>(b[At(i, ix, bs)]);
+    c[i] = Convert<T>(ApplyArith<A>(op, x, y));
+  }
+}
+template <class T>
+__global__ void CompareKernel(Binary op, const T* a, Strides as, const T* b, Strides bs, Index ix,
+                              bool* c, int64_t n) {
+  using A = typename Acc<T>::type;
+  SINGA_GRID_LOOP(i, n) {
+    c[i] = ApplyCompare<A>(op, static_cast<A>(a[At(i, ix, as)]), static_cast<A>(b[At(i, ix, bs)]));
+  }
+}
+
+// Any dtype moves through the unsigned integer of its width.
+template <class T>
+__global__ void WhereKernel(const bool* cond, Strides cs, const T* a, Strides as, const T* b,
+                            Strides bs, Index ix, T* c, int64_t n) {
+  SINGA_GRID_LOOP(i, n) c[i] = cond[At(i, ix, cs)] ? a[At(i, ix, as)] : b[At(i, ix, bs)];
+}
+
+template <class F>
+void VisitWord(int bytes, F&& f) {
+  switch (bytes) {
+    case 1: return f(Tag<uint8_t>{});
+    case 2: return f(Tag<uint16_t>{});
+    case 4: return f(Tag<uint32_t>{});
+    case 8: return f(Tag<uint64_t>{});
+    default: throw std::runtime_error("CUDA kernels: no copy for elements of " + std::to_string(bytes) + " bytes");
+  }
+}
+
+// ---- softmax --------------------------------------------------------------
+
+// One block per (outer, inner) row: max, sum of exp, then the outputs.
+template <class T>
+__global__ void SoftmaxKernel(const T* x, T* y, int64_t n, int64_t inner, bool log_out) {
+  using A = typename Acc<T>::type;
+  __shared__ A red[kThreads];
+  const int64_t row = blockIdx.x;
+  const int64_t base = (row / inner) * n * inner + row % inner;
+  A m = -INFINITY;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const A v = static_cast<A>(x[base + j * inner]);
+    m = v > m ? v : m;
+  }
+  red[threadIdx.x] = m;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s && red[threadIdx.x + s] > red[threadIdx.x])
+      red[threadIdx.x] = red[threadIdx.x + s];
+    __syncthreads();
+  }
+  m = red[0];
+  __syncthreads();
+  A sum = 0;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) sum += exp(static_cast<A>(x[base + j * inner]) - m);
+  red[threadIdx.x] = sum;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+    __syncthreads();
+  }
+  sum = red[0];
+  const A lsum = log(sum);
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const A v = static_cast<A>(x[base + j * inner]) - m;
+    y[base + j * inner] = Convert<T>(log_out ? v - lsum : exp(v) / sum);
+  }
+}
+
+// ---- reductions -----------------------------------------------------------
+
+// One thread per output element; it walks the reduced dimensions.
+template <class T>
+__global__ void ReduceKernel(const T* x, Index xi, Strides xs, Index red, T* y, Index yi,
+                             int64_t count, bool mean, int64_t n) {
+  using A = typename Acc<T>::type;
+  SINGA_GRID_LOOP(o, n) {
+    // The input offset of this output's first element.
+    int64_t base = 0, r = o;
+    for (int d = yi.rank - 1; d >= 0; --d) {
+      base += (r % yi.shape[d]) * xs.s[d];
+      r /= yi.shape[d];
+    }
+    A acc = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t off = base, q = k;
+      for (int d = red.rank - 1; d >= 0; --d) {
+        if (red.shape[d] == 1) continue;
+        off += (q % red.shape[d]) * xs.s[d];
+        q /= red.shape[d];
+      }
+      acc += static_cast<A>(x[off]);
+    }
+    if (mean) acc = acc / static_cast<A>(count);
+    y[o] = Convert<T>(acc);
+  }
+}
+
+}  // namespace
+
+bool CopyDType(int dtype) {
+  switch (dtype) {
+    case kF32: case kU8: case kI8: case kU16: case kI16: case kI32: case kI64: case kBool:
+    case kF16: case kF64: case kU32: case kU64: case kBF16: return true;
+    default: return false;
+  }
+}
+bool CastDType(int dtype) { return CopyDType(dtype); }
+bool MathDType(int dtype) {
+  return dtype == kF32 || dtype == kF64 || dtype == kF16 || dtype == kBF16 || dtype == kI32 ||
+         dtype == kI64;
+}
+
+void Copy(const View& src, const View& dst, void* stream) {
+  const int64_t n = Numel(dst);
+  if (n == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  if (src.dtype == dst.dtype) {
+    if (src.dense && dst.dense) {
+      Check(cudaMemcpyAsync(dst.data, src.data, n * Bytes(dst.dtype), cudaMemcpyDeviceToDevice, s),
+            "cudaMemcpyAsync");
+      return;
+    }
+    VisitWord(Bytes(dst.dtype), [&](auto tag) {
+      using W = typename decltype(tag)::type;
+      CopyKernel<W, W><<<Blocks(n), kThreads, 0, s>>>(static_cast<const W*>(src.data), IndexOf(dst),
+                                                      StridesOf(src), static_cast<W*>(dst.data),
+                                                      StridesOf(dst), n);
+    });
+  } else {
+    VisitAll(src.dtype, [&](auto ti) {
+      VisitAll(dst.dtype, [&](auto to) {
+        using TI = typename decltype(ti)::type;
+        using TO = typename decltype(to)::type;
+        CopyKernel<TI, TO><<<Blocks(n), kThreads, 0, s>>>(
+            static_cast<const TI*>(src.data), IndexOf(dst), StridesOf(src),
+            static_cast<TO*>(dst.data), StridesOf(dst), n);
+      });
+    });
+  }
+  Check(cudaGetLastError(), "copy kernel");
+}
+
+void Fill(const View& dst, double value, void* stream) {
+  const int64_t n = Numel(dst);
+  if (n == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  if (value == 0 && dst.dense) {
+    Check(cudaMemsetAsync(dst.data, 0, n * Bytes(dst.dtype), s), "cudaMemsetAsync");
+    return;
+  }
+  VisitAll(dst.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v;
+    if constexpr (std::is_same_v<T, __half>)
+      v = __float2half(static_cast<float>(value));
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      v = __float2bfloat16(static_cast<float>(value));
+    else if constexpr (std::is_same_v<T, bool>)
+      v = value != 0;
+    else
+      v = static_cast<T>(value);
+    FillKernel<T><<<Blocks(n), kThreads, 0, s>>>(static_cast<T*>(dst.data), IndexOf(dst),
+                                                 StridesOf(dst), v, n);
+  });
+  Check(cudaGetLastError(), "fill kernel");
+}
+
+void UnaryOp(Unary op, const View& x, const View& y, float alpha, float beta, void* stream) {
+  const int64_t n = Numel(y);
+  if (n == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  VisitFloat(y.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    UnaryKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, static_cast<const T*>(x.data), IndexOf(y),
+                                                  StridesOf(x), static_cast<T*>(y.data), alpha,
+                                                  beta, n);
+  });
+  Check(cudaGetLastError(), "unary kernel");
+}
+
+void BinaryOp(Binary op, const View& a, const View& b, const View& c, void* stream) {
+  const int64_t n = Numel(c);
+  if (n == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  const bool compare = op >= Binary::kEqual;
+  auto launch = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (compare)
+      CompareKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, static_cast<const T*>(a.data),
+                                                      StridesOf(a), static_cast<const T*>(b.data),
+                                                      StridesOf(b), IndexOf(c),
+                                                      static_cast<bool*>(c.data), n);
+    else
+      ArithKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, static_cast<const T*>(a.data), StridesOf(a),
+                                                    static_cast<const T*>(b.data), StridesOf(b),
+                                                    IndexOf(c), static_cast<T*>(c.data), n);
+  };
+  if (a.dtype == kBool)
+    launch(Tag<bool>{});
+  else
+    VisitMath(a.dtype, launch);
+  Check(cudaGetLastError(), "binary kernel");
+}
+
+void WhereOp(const View& cond, const View& a, const View& b, const View& c, void* stream) {
+  const int64_t n = Numel(c);
+  if (n == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  VisitWord(Bytes(c.dtype), [&](auto tag) {
+    using W = typename decltype(tag)::type;
+    WhereKernel<W><<<Blocks(n), kThreads, 0, s>>>(
+        static_cast<const bool*>(cond.data), StridesOf(cond), static_cast<const W*>(a.data),
+        StridesOf(a), static_cast<const W*>(b.data), StridesOf(b), IndexOf(c),
+        static_cast<W*>(c.data), n);
+  });
+  Check(cudaGetLastError(), "where kernel");
+}
+
+void Softmax(const void* x, void* y, int dtype, int64_t outer, int64_t n, int64_t inner, bool log,
+             void* stream) {
+  const int64_t rows = outer * inner;
+  if (rows == 0 || n == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  VisitFloat(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SoftmaxKernel<T><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), n, inner, log);
+  });
+  Check(cudaGetLastError(), "softmax kernel");
+}
+
+void ReduceSum(const View& x, const View& y, const bool* reduced, bool mean, void* stream) {
+  const int64_t n = Numel(y);
+  if (n == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  Index red{x.rank, {}};
+  int64_t count = 1;
+  for (int d = 0; d < x.rank; ++d) {
+    red.shape[d] = reduced[d] ? x.shape[d] : 1;
+    count *= red.shape[d];
+  }
+  VisitFloat(y.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ReduceKernel<T><<<Blocks(n), kThreads, 0, s>>>(static_cast<const T*>(x.data), IndexOf(x),
+                                                   StridesOf(x), red, static_cast<T*>(y.data),
+                                                   IndexOf(y), count, mean, n);
+  });
+  Check(cudaGetLastError(), "reduce kernel");
+}
+
+}  // namespace singa::cuda::kernels

@@ -1,0 +1,270 @@
+// The CUDA device: tensors and copies between host and GPU, the GPU's own
+// kernels against the CPU's (the op-table rows of the other test files run
+// on the GPU too, see op_table.h), the CPU fallback of ops without a GPU
+// kernel, and training steps whose losses match the CPU's. Without a GPU
+// every test but the first skips, saying so.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "op_table.h"
+#include "singa/autograd/autograd.h"
+#include "singa/singa.h"
+
+namespace singa::testing {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (!HasGpu()) GTEST_SKIP() << "no GPU on this machine (or no CUDA in this build)"
+
+bool FellBack(const std::string& op) {
+  const auto f = OpRegistry::HostFallbacks();
+  return std::find(f.begin(), f.end(), op) != f.end();
+}
+
+TEST(Cuda, MissingDeviceIsAClearError) {
+  const int n = Device::NumCudaGpus();
+  try {
+    Device::Cuda(n);  // one past the last GPU
+    FAIL() << "Device::Cuda(" << n << ") did not throw";
+  } catch (const UnsupportedOp& e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Cuda, TensorsMoveBetweenHostAndGpu) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  const std::vector<float> v = {1, -2, 3, 4.5f, 5, 6};
+  Tensor x = Tensor::FromVector<float>({2, 3}, v, gpu);
+  EXPECT_EQ(x.device(), gpu);
+  EXPECT_EQ(x.ToVector<float>(), v);
+  EXPECT_EQ(x.At<float>({1, 0}), 4.5f);
+  // A strided view copies densely, in both directions.
+  EXPECT_EQ(x.Transpose().ToVector<float>(), (std::vector<float>{1, 4.5f, -2, 5, 3, 6}));
+  EXPECT_EQ(x.Transpose().Contiguous().ToDevice(Device::Cpu()).ToVector<float>(),
+            (std::vector<float>{1, 4.5f, -2, 5, 3, 6}));
+  Tensor host_view = Tensor::FromVector<float>({2, 3}, v).Transpose();
+  EXPECT_EQ(host_view.ToDevice(gpu).ToVector<float>(), host_view.ToVector<float>());
+  // Conversions on the GPU.
+  EXPECT_EQ(x.AsType(DType::kInt32).ToVector<int32_t>(), (std::vector<int32_t>{1, -2, 3, 4, 5, 6}));
+  EXPECT_EQ(x.AsType(DType::kFloat16).AsType(DType::kFloat32).ToVector<float>(), v);
+  EXPECT_EQ(x.AsType(DType::kBool).ToVector<bool>(), std::vector<bool>(6, true));
+  // Fill, broadcast copies and a copy into a strided GPU view.
+  EXPECT_EQ(Tensor::Full({2, 2}, 7, DType::kInt64, gpu).ToVector<int64_t>(),
+            std::vector<int64_t>(4, 7));
+  EXPECT_EQ(Tensor::Zeros({3}, DType::kFloat32, gpu).ToVector<float>(), std::vector<float>(3, 0));
+  Tensor y({2, 3}, DType::kFloat32, gpu);
+  y.CopyFrom(Tensor::FromVector<float>({3}, {1, 2, 3}));
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  Tensor z = Tensor::Zeros({3, 2}, DType::kFloat32, gpu);
+  Tensor zt = z.Transpose();
+  zt.CopyFrom(x);
+  EXPECT_EQ(z.ToVector<float>(), (std::vector<float>{1, 4.5f, -2, 5, 3, 6}));
+}
+
+TEST(Cuda, MemoryComesFromTheGpusPool) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  const int64_t host_before = Device::Cpu().mem_pool().stats().current_bytes;
+  const int64_t gpu_before = gpu.mem_pool().stats().current_bytes;
+  {
+    Tensor t = Tensor::Zeros({1 << 20}, DType::kFloat32, gpu);
+    EXPECT_GE(gpu.mem_pool().stats().current_bytes - gpu_before, 4 << 20);
+    EXPECT_EQ(Device::Cpu().mem_pool().stats().current_bytes, host_before);
+  }
+  EXPECT_EQ(gpu.mem_pool().stats().current_bytes, gpu_before);
+  MemoryLimit limit(gpu.mem_pool(), 1 << 20);
+  EXPECT_THROW(Tensor::Zeros({1 << 20}, DType::kFloat32, gpu), MemoryError);
+}
+
+const std::vector<DType> kFloats = {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
+                                    DType::kFloat64};
+
+TEST(Cuda, UnaryKernelsMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::string> ops = {
+      "Abs",  "Neg",  "Exp",  "Log",   "Sqrt",  "Reciprocal", "Sin",     "Cos",       "Tan",
+      "Asin", "Acos", "Atan", "Sinh",  "Cosh",  "Tanh",       "Asinh",   "Acosh",     "Atanh",
+      "Ceil", "Floor", "Round", "Sign", "Erf", "Relu", "Sigmoid", "HardSwish", "Softplus",
+      "Softsign"};
+  for (const std::string& op : ops) {
+    CheckRow({op, {{3, 4, 5}}, {}, kFloats});
+    EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
+  }
+  CheckRow({"LeakyRelu", {{3, 4}}, {{"alpha", 0.3f}}, kFloats});
+  CheckRow({"Elu", {{3, 4}}, {{"alpha", 0.7f}}, kFloats});
+  CheckRow({"Selu", {{3, 4}}, {}, kFloats});
+  CheckRow({"HardSigmoid", {{3, 4}}, {{"alpha", 0.3f}, {"beta", 0.4f}}, kFloats});
+  CheckRow({"Gelu", {{3, 4}}, {}, kFloats});
+  CheckRow({"Gelu", {{3, 4}}, {{"approximate", std::string("tanh")}}, kFloats});
+  for (const char* op : {"LeakyRelu", "Elu", "Selu", "HardSigmoid", "Gelu"})
+    EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
+}
+
+TEST(Cuda, BinaryKernelsBroadcastLikeTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::vector<Shape>> shapes = {
+      {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {3, 1}}, {{4}, {2, 3, 4}}, {{}, {5}}, {{0, 3}, {3}}};
+  std::vector<DType> math = kFloats;
+  math.push_back(DType::kInt32);
+  math.push_back(DType::kInt64);
+  for (const auto& s : shapes) {
+    for (const char* op : {"Add", "Sub", "Mul"}) CheckRow({op, s, {}, math});
+    CheckRow({"Div", s, {}, kFloats});
+    for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
+      CheckRow({op, s, {}, {DType::kFloat32, DType::kInt64}});
+  }
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "LessOrEqual",
+                         "GreaterOrEqual"})
+    EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
+}
+
+TEST(Cuda, WhereAndLogicOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  Tensor c = Tensor::FromVector<bool>({2, 1}, {true, false});
+  Tensor a = RandomTensor({2, 3}, DType::kFloat32, 1), b = RandomTensor({3}, DType::kFloat32, 2);
+  ExpectSameOnGpu({Call1("Where", {c.ToDevice(gpu), a.ToDevice(gpu), b.ToDevice(gpu)})},
+                  {Call1("Where", {c, a, b})}, 0, 0, "Where");
+  Tensor p = Tensor::FromVector<bool>({4}, {true, true, false, false});
+  Tensor q = Tensor::FromVector<bool>({4}, {true, false, true, false});
+  for (const char* op : {"And", "Or", "Xor"}) {
+    ExpectSameOnGpu({Call1(op, {p.ToDevice(gpu), q.ToDevice(gpu)})}, {Call1(op, {p, q})}, 0, 0, op);
+    EXPECT_FALSE(FellBack(op)) << op;
+  }
+  EXPECT_FALSE(FellBack("Where"));
+}
+
+TEST(Cuda, MatrixProductsThroughCublas) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::vector<Shape>> shapes = {
+      {{3, 4}, {4, 5}},      {{64, 96}, {96, 80}},       {{2, 64, 96}, {96, 80}},
+      {{64, 96}, {3, 96, 80}}, {{2, 1, 7, 9}, {3, 9, 5}}, {{96}, {2, 96, 80}},
+      {{2, 64, 96}, {96}},   {{96}, {96}},               {{0, 8}, {8, 5}},
+      {{4, 0}, {0, 5}}};
+  for (const auto& s : shapes) CheckRow({"MatMul", s, {}, kFloats});
+  for (int64_t ta : {0, 1})
+    for (int64_t tb : {0, 1}) {
+      const Shape a = ta ? Shape{7, 5} : Shape{5, 7}, b = tb ? Shape{3, 7} : Shape{7, 3};
+      const AttrMap attrs = {{"transA", ta}, {"transB", tb}, {"alpha", 0.5f}, {"beta", 2.0f}};
+      CheckRow({"Gemm", {a, b, {3}}, attrs, kFloats});
+      CheckRow({"Gemm", {a, b, {5, 3}}, attrs, kFloats});
+      CheckRow({"Gemm", {a, b}, attrs, kFloats});
+    }
+  CheckRow({"Gemm", {{5, 0}, {0, 3}, {5, 3}}, {{"beta", 2.0f}}, kFloats});
+  EXPECT_FALSE(FellBack("MatMul"));
+  EXPECT_FALSE(FellBack("Gemm"));
+}
+
+TEST(Cuda, SoftmaxReductionsAndCasts) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  for (int64_t axis : {-1, 0, 1}) {
+    CheckRow({"Softmax", {{3, 4, 50}}, {{"axis", axis}}, kFloats});
+    CheckRow({"LogSoftmax", {{3, 4, 50}}, {{"axis", axis}}, kFloats});
+  }
+  // Opset 11: the input seen as 2-D at `axis`.
+  Tensor x = RandomTensor({3, 4, 5}, DType::kFloat32, 3);
+  for (const char* op : {"Softmax", "LogSoftmax"})
+    ExpectSameOnGpu(CallOp(op, {x.ToDevice(gpu)}, {{"axis", int64_t{1}}}, 11),
+                    CallOp(op, {x}, {{"axis", int64_t{1}}}, 11), 1e-5, 1e-6, op);
+  const Tensor axes = Tensor::FromVector<int64_t>({1}, {1});
+  const Tensor two_axes = Tensor::FromVector<int64_t>({2}, {0, 2});
+  for (const char* op : {"ReduceSum", "ReduceMean"})
+    for (int64_t keep : {0, 1}) {
+      CheckRow({op, {{3, 4, 5}}, {{"keepdims", keep}}, kFloats, {axes}});
+      CheckRow({op, {{3, 4, 5}}, {{"keepdims", keep}}, kFloats, {two_axes}});
+      CheckRow({op, {{3, 4, 5}}, {{"keepdims", keep}}, kFloats});  // every axis
+    }
+  for (DType to : {DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt8, DType::kBool,
+                   DType::kFloat64}) {
+    const AttrMap attrs = {{"to", static_cast<int64_t>(to)}};
+    ExpectSameOnGpu({Call1("Cast", {x.ToDevice(gpu)}, attrs)}, {Call1("Cast", {x}, attrs)}, 0, 0,
+                    "Cast to " + std::string(Name(to)));
+  }
+  for (const char* op : {"Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "Cast"})
+    EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
+}
+
+TEST(Cuda, OpsWithoutGpuKernelsRunOnTheCpuWithCopies) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  Tensor x = RandomTensor({1, 2, 6, 6}, DType::kFloat32, 1);
+  Tensor w = RandomTensor({3, 2, 3, 3}, DType::kFloat32, 2);
+  const Tensor y = Call1("Conv", {x.ToDevice(gpu), w.ToDevice(gpu)});
+  EXPECT_EQ(y.device(), gpu);
+  ExpectSameOnGpu({y}, {Call1("Conv", {x, w})}, 1e-5, 1e-5, "Conv");
+  EXPECT_TRUE(FellBack("Conv"));
+  // A host constant beside GPU inputs is copied over; a host tensor that
+  // autograd tracks is an error naming the devices.
+  EXPECT_EQ(Call1("Add", {x.ToDevice(gpu), Tensor::Scalar<float>(1)}).device(), gpu);
+  Tensor p = x.Clone();
+  p.set_requires_grad(true);
+  try {
+    Call1("Add", {x.ToDevice(gpu), p});
+    FAIL() << "no error for a tracked host input";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda:0"), std::string::npos) << e.what();
+  }
+}
+
+// A two-layer classifier trained by plain SGD with autograd: the losses of
+// every step on the GPU match the CPU's.
+std::vector<float> TrainLosses(Device device, int steps) {
+  TensorList params = {RandomTensor({8, 16}, DType::kFloat32, 1, -0.5, 0.5),
+                       Tensor::Zeros({16}), RandomTensor({16, 4}, DType::kFloat32, 2, -0.5, 0.5),
+                       Tensor::Zeros({4})};
+  for (Tensor& p : params) p = p.ToDevice(device);
+  const Tensor x = RandomTensor({32, 8}, DType::kFloat32, 3).ToDevice(device);
+  std::vector<int64_t> labels(32);
+  for (int i = 0; i < 32; ++i) labels[i] = (i * 7) % 4;
+  const Tensor y = Tensor::FromVector<int64_t>({32}, labels, device);
+  const Tensor lr = Tensor::Scalar<float>(0.5f, device);
+  std::vector<float> losses;
+  for (int s = 0; s < steps; ++s) {
+    for (Tensor& p : params) {
+      p = p.Detach();
+      p.set_stores_grad(true);
+    }
+    const Tensor h = Call1("Relu", {Call1("Gemm", {x, params[0], params[1]})});
+    const Tensor logits = Call1("Gemm", {h, params[2], params[3]});
+    const Tensor loss = Call1("SoftmaxCrossEntropyLoss", {logits, y});
+    losses.push_back(loss.Item<float>());
+    for (auto& [p, g] : autograd::Gradients(loss))
+      for (Tensor& q : params)
+        if (q.id() == p.id()) q = Call1("Sub", {q, Call1("Mul", {g, lr})});
+  }
+  return losses;
+}
+
+TEST(Cuda, TrainingLossesMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<float> cpu = TrainLosses(Device::Cpu(), 20);
+  const std::vector<float> gpu = TrainLosses(Device::Cuda(0), 20);
+  ASSERT_EQ(cpu.size(), gpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i)
+    EXPECT_NEAR(gpu[i], cpu[i], 1e-4 * (1 + std::abs(cpu[i]))) << "step " << i;
+  EXPECT_LT(gpu.back(), gpu.front());
+  for (const char* op : {"Gemm", "Relu", "Sub", "Mul"}) EXPECT_FALSE(FellBack(op)) << op;
+}
+
+TEST(Cuda, GraphReplayOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  Tensor x = Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4}, gpu);
+  gpu.ResetGraph();
+  gpu.EnableGraph(true);
+  Tensor y = Call1("Mul", {Call1("Add", {x, x}), x});
+  gpu.EnableGraph(false);
+  EXPECT_GE(gpu.graph_size(), 2u);
+  gpu.RunGraph();
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{2, 8, 18, 32}));
+  x.CopyFrom(Tensor::FromVector<float>({2, 2}, {1, 1, 1, 1}));
+  gpu.RunGraph();
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{2, 2, 2, 2}));
+  gpu.ResetGraph();
+}
+
+}  // namespace
+}  // namespace singa::testing

@@ -1,0 +1,89 @@
+"""singa on a CUDA GPU, from Python: the seed page's device calls, tensors to
+and from numpy, ops and autograd, a model trained with the layers and an
+optimizer, the same losses as on the CPU. Skipped without a GPU."""
+import numpy as np
+import pytest
+
+from singa import autograd, device, layer, model, opt, tensor
+
+pytestmark = pytest.mark.skipif(device.get_num_gpus() == 0, reason="no GPU on this machine")
+
+
+def test_tensors_move_between_numpy_host_and_gpu():
+    dev = device.create_cuda_gpu()
+    assert dev.type == device.DeviceType.cuda
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = tensor.from_numpy(a, dev)
+    assert t.device == dev
+    np.testing.assert_array_equal(tensor.to_numpy(t), a)
+    t.to_host()
+    assert t.device == device.get_default_device()
+    t.to_device(dev)
+    np.testing.assert_array_equal(tensor.to_numpy(t.transpose()), a.T)
+
+
+def test_ops_and_gradients_match_the_cpu():
+    dev = device.create_cuda_gpu()
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    w = rng.standard_normal((5, 3)).astype(np.float32)
+
+    def run(d):
+        tx = tensor.from_numpy(x, d)
+        tw = tensor.from_numpy(w, d)
+        tw.requires_grad = tw.stores_grad = True
+        autograd.training = True
+        try:
+            y = autograd.softmax(autograd.relu(autograd.matmul(tx, tw)))
+            loss = autograd.mse_loss(y, tensor.from_numpy(np.zeros((4, 3), np.float32), d))
+            [(_, g)] = list(autograd.backward(loss))
+        finally:
+            autograd.training = False
+        return tensor.to_numpy(y), tensor.to_numpy(g)
+
+    (y_cpu, g_cpu), (y_gpu, g_gpu) = run(device.get_default_device()), run(dev)
+    np.testing.assert_allclose(y_gpu, y_cpu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g_gpu, g_cpu, rtol=1e-4, atol=1e-6)
+
+
+class MLP(model.Model):
+    def __init__(self):
+        super().__init__()
+        self.l1 = layer.Linear(16)
+        self.relu = layer.ReLU()
+        self.l2 = layer.Linear(4)
+
+    def forward(self, x):
+        return self.l2(self.relu(self.l1(x)))
+
+    def train_one_batch(self, x, y):
+        out = self.forward(x)
+        loss = autograd.softmax_cross_entropy(out, y)
+        self.optimizer.backward_and_update(loss)
+        return out, loss
+
+    def set_optimizer(self, optimizer):
+        self.optimizer = optimizer
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_model_trains_with_the_cpus_losses(graph):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((32, 8)).astype(np.float32)
+    y = (np.arange(32) % 4).astype(np.int32)
+
+    def losses(d):
+        d.SetRandSeed(0)
+        m = MLP()
+        m.set_optimizer(opt.SGD(lr=0.1, momentum=0.9))
+        tx, ty = tensor.from_numpy(x, d), tensor.from_numpy(y, d)
+        m.compile([tx], is_train=True, use_graph=graph, sequential=False)
+        # The same initial parameters on both devices.
+        init = np.random.default_rng(2)
+        for _, p in sorted(m.get_params().items()):
+            p.copy_from_numpy(init.standard_normal(p.shape).astype(np.float32) * 0.3)
+        return [float(tensor.to_numpy(m(tx, ty)[1]).item()) for _ in range(10)]
+
+    cpu, gpu = losses(device.get_default_device()), losses(device.create_cuda_gpu())
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-4)
+    assert gpu[-1] < gpu[0]

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The GPU check, run on a machine with an NVIDIA GPU from the repository
+# root, after tools/gpu/package.sh packed .gpu/pkg.tar.xz on the build
+# machine. One command, logs in $OUT (default gpu-out/):
+#   summary.txt  GPU, driver, and one line per step with its result
+#   cuda.log     the CUDA tests (tests/cpp/cuda_test.cc)
+#   cpp.log      every C++ test; each op-table row also runs on the GPU
+#   digits.log   the digits CNN trained on the GPU, graph and eager mode
+#   python.log   the extension built for this machine's Python, and the
+#                Python GPU tests (tests/python/test_cuda.py)
+# Needs: the CUDA driver, python3 with numpy, nanobind and the nvidia-cublas
+# wheel; cmake and a C++ compiler for the Python part.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+G=${SINGA_GPU_DIR:-/tmp/singa-gpu}
+rm -rf "$G" && mkdir -p "$G"
+summary="$OUT/summary.txt"
+step() { echo "$*" | tee -a "$summary"; }
+
+python3 -c "import tarfile; tarfile.open('.gpu/pkg.tar.xz').extractall('$G')" ||
+  { step "unpack: failed (run tools/gpu/package.sh first)"; exit 1; }
+# cuBLAS from the Python environment's nvidia-cublas wheel.
+NV=$(python3 -c "import glob, os, site; print(next((os.path.dirname(p) for d in site.getsitepackages() for p in glob.glob(d + '/nvidia/**/libcublas.so.13', recursive=True)), ''))")
+export LD_LIBRARY_PATH="$G/lib:$NV${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+step "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+step "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
+step "cublas: ${NV:-not found}; python: $(python3 --version 2>&1)"
+missing=$(ldd "$G/bin/singa_tests" "$G/lib/libsinga.so" | grep 'not found' | sort -u)
+[ -n "$missing" ] && step "libraries missing: $missing"
+
+# The CUDA tests first, then all C++ tests in 8 shards (MPI's are left out:
+# Open MPI's plugins are not packed).
+timeout 240 "$G/bin/singa_tests" --gtest_filter='Cuda*' > "$OUT/cuda.log" 2>&1
+step "cuda tests: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/cuda.log" | tr '\n' ' ')"
+shards=8
+for i in $(seq 0 $((shards - 1))); do
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout 300 "$G/bin/singa_tests" \
+    --gtest_filter='-Communicator*:Cuda*' > "$G/shard$i.log" 2>&1 &
+done
+wait
+cat "$G"/shard*.log > "$OUT/cpp.log"
+passed=$(grep -h -E '^\[  PASSED  \]' "$G"/shard*.log | awk '{s += $4} END {print s + 0}')
+failed=$(grep -h -E '^\[  FAILED  \] [A-Za-z]' "$OUT/cpp.log" | sort -u)
+step "cpp tests: $passed passed; failed: ${failed:-none}"
+
+data="$G/digits.csv.gz"
+: > "$OUT/digits.log"
+for mode in "" --eager; do
+  timeout 240 "$G/bin/example_train_digits" --data "$data" --device cuda $mode \
+    --plot "$G/digits$mode.png" --min-accuracy 0.97 >> "$OUT/digits.log" 2>&1
+  step "digits cnn on the gpu ${mode:-graph}: rc=$? $(grep 'mode on' "$OUT/digits.log" | tail -1)"
+done
+
+# The extension for this machine's Python, then the Python GPU tests.
+{
+  cmake -S tools/gpu/ext -B "$G/ext" -DSINGA_LIB="$G/lib/libsinga.so" -DCMAKE_BUILD_TYPE=Release \
+    -DPython_EXECUTABLE="$(command -v python3)" && cmake --build "$G/ext" -j 16
+} > "$OUT/python.log" 2>&1
+if [ -f "$G"/ext/_singa*.so ]; then
+  mkdir -p "$G/pkg/singa"
+  cp python/singa/*.py "$G/pkg/singa/"
+  cp "$G"/ext/_singa*.so "$G/lib/libsinga.so" "$G/pkg/singa/"
+  PYTHONPATH="$G/pkg" timeout 240 python3 -m pytest -q -p no:cacheprovider tests/python/test_cuda.py \
+    >> "$OUT/python.log" 2>&1
+  step "python gpu tests: rc=$? $(tail -1 "$OUT/python.log")"
+else
+  step "python gpu tests: not run, the extension did not build (python.log)"
+fi
