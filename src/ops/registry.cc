@@ -88,6 +88,19 @@ OpSchema::KernelFn OnHost(const OpSchema::KernelFn& cpu, const std::string& op) 
   };
 }
 
+// A copy of an input on the op's device, with its values now even during a
+// graph capture (shape inference may read them) and, in a capture, copied
+// again on every replay (the source may have changed).
+Tensor CopyTo(const Tensor& t, Device dev) {
+  Tensor c(t.shape(), t.dtype(), dev);
+  {
+    CaptureSuspendGuard now(dev);
+    c.CopyFrom(t);
+  }
+  if (dev.graph_enabled()) c.CopyFrom(t);
+  return c;
+}
+
 // The device an op runs on: that of its first input on a GPU, else the CPU.
 Device RunDevice(std::span<const Tensor> inputs) {
   for (const Tensor& t : inputs)
@@ -249,7 +262,7 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
                     << ": input " << i << " is on " << t.device().ToString() << ", the op on "
                     << dev.ToString() << "; move it there first (Tensor.to_device)");
     if (moved.empty()) moved.assign(given.begin(), given.end());
-    moved[i] = t.ToDevice(dev);
+    moved[i] = CopyTo(t, dev);
     inputs = moved;
   }
   InferCtx probe(*this, inputs, -1, node);

@@ -266,5 +266,22 @@ TEST(Cuda, GraphReplayOnTheGpu) {
   gpu.ResetGraph();
 }
 
+TEST(Cuda, CapturedOpsReadHostConstantsAndGpuConstants) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  Tensor x = Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}, gpu);
+  gpu.ResetGraph();
+  gpu.EnableGraph(true);
+  // Shape inference reads both shapes while the ops are only recorded.
+  Tensor a = Call1("Reshape", {x, Tensor::FromVector<int64_t>({2}, {3, 2})});
+  Tensor b = Call1("Reshape", {a, Tensor::FromVector<int64_t>({1}, {-1}, gpu)});
+  Tensor y = Call1("Mul", {b, Tensor::Scalar<float>(2)});
+  gpu.EnableGraph(false);
+  EXPECT_EQ(y.shape(), (Shape{6}));
+  gpu.RunGraph();
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  gpu.ResetGraph();
+}
+
 }  // namespace
 }  // namespace singa::testing

@@ -8,6 +8,7 @@
 #   digits.log   the digits CNN trained on the GPU, graph and eager mode
 #   python.log   the extension built for this machine's Python, and the
 #                Python GPU tests (tests/python/test_cuda.py)
+#   bench.md     bench/gpu.py: singa against torch on the same GPU
 # Needs: the CUDA driver, python3 with numpy, nanobind and the nvidia-cublas
 # wheel; cmake and a C++ compiler for the Python part.
 set -uo pipefail
@@ -62,9 +63,16 @@ if [ -f "$G"/ext/_singa*.so ]; then
   mkdir -p "$G/pkg/singa"
   cp python/singa/*.py "$G/pkg/singa/"
   cp "$G"/ext/_singa*.so "$G/lib/libsinga.so" "$G/pkg/singa/"
-  PYTHONPATH="$G/pkg" timeout 240 python3 -m pytest -q -p no:cacheprovider tests/python/test_cuda.py \
-    >> "$OUT/python.log" 2>&1
-  step "python gpu tests: rc=$? $(tail -1 "$OUT/python.log")"
+  export PYTHONPATH="$G/pkg"
+  timeout 240 python3 -m pytest -q -p no:cacheprovider tests/python/test_cuda.py >> "$OUT/python.log" 2>&1
+  rc=$?
+  step "python gpu tests: rc=$rc $(tail -1 "$OUT/python.log")"
+  if [ $rc -ge 128 ] && command -v cuda-gdb > /dev/null; then  # a crash: where
+    timeout 240 cuda-gdb -batch -ex run -ex bt --args python3 -m pytest -q -x -p no:cacheprovider \
+      tests/python/test_cuda.py >> "$OUT/python.log" 2>&1
+  fi
+  timeout 300 python3 bench/gpu.py --out "$OUT/bench.md" > "$G/bench.log" 2>&1
+  step "gpu bench: rc=$? $(tail -3 "$G/bench.log" | tr '\n' ' ')"
 else
   step "python gpu tests: not run, the extension did not build (python.log)"
 fi

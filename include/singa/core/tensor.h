@@ -163,7 +163,12 @@ using TensorList = std::vector<Tensor>;
 
 template <class T>
 Tensor Tensor::FromVector(Shape shape, const std::vector<T>& values, Device device) {
-  if (device.type != DeviceType::kCpu) return FromVector<T>(std::move(shape), values).ToDevice(device);
+  if (device.type != DeviceType::kCpu) {
+    // A constant: copied now even during a graph capture (shape inference
+    // may read it), as Full fills now.
+    CaptureSuspendGuard now(device);
+    return FromVector<T>(std::move(shape), values).ToDevice(device);
+  }
   Tensor t(std::move(shape), DTypeOf<T>(), device);
   SINGA_CHECK(
       static_cast<int64_t>(values.size()) == t.numel(), ShapeError,
