@@ -8,14 +8,20 @@
 
 #include "singa/core/error.h"
 #include "singa/core/tensor.h"
-#if SINGA_CUDA
-#include "kernels/cuda/cuda.h"
-#endif
 
 namespace singa {
 
+namespace {
+const internal::GpuBackend* g_gpu = nullptr;
+}  // namespace
+
+void internal::SetGpuBackend(const GpuBackend* backend) { g_gpu = backend; }
+
 Device Device::Cuda(int index) {
-#if SINGA_CUDA
+  SINGA_CHECK(g_gpu, UnsupportedOp,
+              "CUDA device " << index
+                             << " requested, but this build of singa has no CUDA support (build "
+                                "with make setup CUDA=1, or -DSINGA_CUDA=ON)");
   SINGA_CHECK(NumCudaGpus() > 0, UnsupportedOp,
               "CUDA device requested, but no GPU is visible to this process (no NVIDIA driver "
               "or GPU, or CUDA_VISIBLE_DEVICES hides them)");
@@ -23,26 +29,14 @@ Device Device::Cuda(int index) {
               "CUDA device " << index << " requested; this machine has " << NumCudaGpus()
                              << " GPU(s)");
   return Device{DeviceType::kCuda, index};
-#else
-  throw UnsupportedOp("CUDA device " + std::to_string(index) +
-                      " requested, but this build of singa has no CUDA support (build with "
-                      "-DSINGA_CUDA=ON)");
-#endif
 }
 
-int Device::NumCudaGpus() {
-#if SINGA_CUDA
-  return cuda::DeviceCount();
-#else
-  return 0;
-#endif
-}
+int Device::NumCudaGpus() { return g_gpu ? g_gpu->count() : 0; }
 
 void Device::Sync() const {
-#if SINGA_CUDA
-  if (type == DeviceType::kCuda) cuda::Sync(index);
-#endif
+  if (type == DeviceType::kCuda && g_gpu) g_gpu->sync(index);
 }
+
 Device Device::OpenCL(int) {
   throw UnsupportedOp("OpenCL device requested, but this build of singa has no OpenCL support");
 }
@@ -53,9 +47,7 @@ std::string Device::ToString() const {
 }
 
 DeviceRuntime& Device::runtime() const {
-#if SINGA_CUDA
-  if (type == DeviceType::kCuda) return cuda::Runtime(index);
-#endif
+  if (type == DeviceType::kCuda && g_gpu) return g_gpu->runtime(index);
   SINGA_CHECK(type == DeviceType::kCpu && index == 0, UnsupportedOp,
               "device " << ToString() << " does not exist in this build");
   static DeviceRuntime* cpu = new DeviceRuntime();  // lives until exit: blocks free into it

@@ -4,8 +4,18 @@
 
 #include "singa/autograd/autograd.h"
 #include "singa/core/parallel.h"
+#if SINGA_CUDA
+#include "kernels/cuda/cuda.h"
+#endif
 
 namespace singa::opt {
+
+// Whether this build has the GPU kernels of SGD and Adam.
+#if SINGA_CUDA
+constexpr bool kGpuKernels = true;
+#else
+constexpr bool kGpuKernels = false;
+#endif
 
 namespace {
 constexpr int64_t kGrain = 1 << 14;
@@ -70,6 +80,14 @@ void Optimizer::Update(const Tensor& param, const Tensor& grad) {
   writes.push_back(param);
   param.device().Exec(
       [this, p = param.Detach(), g, slots = s.tensors, count = s.count, step = step_]() mutable {
+        if (p.device().type == DeviceType::kCuda && updates_on_gpu()) {
+          UpdateArgs a{p.dtype(),     p.raw_data(), g.raw_data(), {}, p.numel(), (*lr_)(*step),
+                       *count,        p.device().index};
+          for (const Tensor& t : slots) a.slots.push_back(t.raw_data());
+          Apply(a);
+          ++*count;
+          return;
+        }
         // The update loops run on the host: a GPU's parameter, gradient and
         // slots are copied there and back (ToDevice is a no-op on the CPU).
         const Device host = Device::Cpu();
@@ -177,8 +195,18 @@ void SGD::Run(const UpdateArgs& a) const {
 }
 
 void SGD::Apply(const UpdateArgs& a) const {
+#if SINGA_CUDA
+  if (a.gpu >= 0) {
+    cuda::SgdUpdate(a.gpu, a.dtype, a.param, a.grad, a.slots.empty() ? nullptr : a.slots[0], a.n,
+                    a.lr, o_.weight_decay, o_.momentum, 1 - o_.dampening, a.count == 0,
+                    o_.nesterov);
+    return;
+  }
+#endif
   a.dtype == DType::kFloat32 ? Run<float>(a) : Run<double>(a);
 }
+
+bool SGD::updates_on_gpu() const { return kGpuKernels; }
 
 RMSProp::RMSProp(Options o, std::shared_ptr<const Scheduler> lr)
     : Optimizer(OrConstant(lr, o.lr)), o_(o) {}
@@ -251,7 +279,18 @@ void Adam::Run(const UpdateArgs& a) const {
 }
 
 void Adam::Apply(const UpdateArgs& a) const {
+#if SINGA_CUDA
+  if (a.gpu >= 0) {
+    const double t = static_cast<double>(a.count + 1);
+    cuda::AdamUpdate(a.gpu, a.dtype, a.param, a.grad, a.slots[0], a.slots[1], a.n,
+                     a.lr / (1 - std::pow(o_.beta_1, t)), std::sqrt(1 - std::pow(o_.beta_2, t)),
+                     o_.beta_1, o_.beta_2, o_.epsilon, o_.weight_decay);
+    return;
+  }
+#endif
   a.dtype == DType::kFloat32 ? Run<float>(a) : Run<double>(a);
 }
+
+bool Adam::updates_on_gpu() const { return kGpuKernels; }
 
 }  // namespace singa::opt

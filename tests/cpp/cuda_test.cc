@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "op_table.h"
 #include "singa/autograd/autograd.h"
@@ -247,6 +248,31 @@ TEST(Cuda, TrainingLossesMatchTheCpu) {
     EXPECT_NEAR(gpu[i], cpu[i], 1e-4 * (1 + std::abs(cpu[i]))) << "step " << i;
   EXPECT_LT(gpu.back(), gpu.front());
   for (const char* op : {"Gemm", "Relu", "Sub", "Mul"}) EXPECT_FALSE(FellBack(op)) << op;
+}
+
+// SGD (momentum, Nesterov, weight decay) and Adam update GPU parameters with
+// their fused kernels to the values the CPU loops give.
+TEST(Cuda, OptimizersUpdateOnTheGpuAsOnTheCpu) {
+  SKIP_WITHOUT_GPU();
+  using Make = std::function<std::shared_ptr<opt::Optimizer>()>;
+  const std::vector<std::pair<std::string, Make>> optimizers = {
+      {"SGD", [] { return std::make_shared<opt::SGD>(opt::SGD::Options{0.1, 0.9, 0, 1e-3, true}); }},
+      {"Adam", [] { return std::make_shared<opt::Adam>(opt::Adam::Options{1e-2, 0.9, 0.999, 1e-8, 1e-3}); }},
+  };
+  for (const auto& [name, make] : optimizers) {
+    auto run = [&](Device d) {
+      std::shared_ptr<opt::Optimizer> o = make();
+      Tensor p = RandomTensor({1000}, DType::kFloat32, 5).ToDevice(d);
+      p.set_stores_grad(true);
+      p.set_name("w");
+      for (int s = 0; s < 5; ++s) {
+        o->Update(p, RandomTensor({1000}, DType::kFloat32, 10 + s).ToDevice(d));
+        o->Step();
+      }
+      return p.ToDevice(Device::Cpu());
+    };
+    EXPECT_LE(CloseRatio(run(Device::Cuda(0)), run(Device::Cpu()), 1e-5, 1e-6), 1.0) << name;
+  }
 }
 
 TEST(Cuda, GraphReplayOnTheGpu) {

@@ -152,6 +152,14 @@ class DeviceRuntime {
 };
 
 namespace internal {
+// What the GPU backend (src/kernels/cuda, in builds with CUDA) gives the
+// core; it registers itself when the library loads.
+struct GpuBackend {
+  int (*count)();                     // GPUs visible
+  DeviceRuntime& (*runtime)(int gpu);  // created on first use
+  void (*sync)(int gpu);              // waits for the GPU's stream
+};
+void SetGpuBackend(const GpuBackend* backend);
 std::shared_ptr<Block> BlockOf(const Tensor& t);
 // What Exec does after running an op (new versions for the written blocks)
 // and, during a capture, instead of running it. Out of line: Tensor is

@@ -92,8 +92,12 @@ class Optimizer {
     int64_t n;
     double lr;
     int64_t count;
+    int gpu = -1;  // the GPU whose memory the pointers are, or -1 (host memory)
   };
   virtual void Apply(const UpdateArgs& a) const = 0;
+  // Whether Apply takes pointers to GPU memory (a fused GPU kernel); else a
+  // GPU parameter's update runs on host copies.
+  virtual bool updates_on_gpu() const { return false; }
 
  private:
   struct Slots {
@@ -124,6 +128,7 @@ class SGD : public Optimizer {
  protected:
   std::vector<std::string> SlotNames() const override;
   void Apply(const UpdateArgs& a) const override;
+  bool updates_on_gpu() const override;
 
  private:
   template <class T>
@@ -175,6 +180,7 @@ class Adam : public Optimizer {
  protected:
   std::vector<std::string> SlotNames() const override { return {"m", "v"}; }
   void Apply(const UpdateArgs& a) const override;
+  bool updates_on_gpu() const override;
 
  private:
   template <class T>

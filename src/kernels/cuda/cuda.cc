@@ -154,6 +154,12 @@ int DeviceCount() {
 
 DeviceRuntime& Runtime(int index) { return GpuOf(index).runtime; }
 
+namespace {
+// The core reaches the GPUs through this (Device::Cuda, runtime, Sync).
+const internal::GpuBackend kBackend{DeviceCount, Runtime, Sync};
+[[maybe_unused]] const bool kRegistered = (internal::SetGpuBackend(&kBackend), true);
+}  // namespace
+
 void Sync(int index) {
   Gpu& g = GpuOf(index);
   Select(index);
@@ -307,6 +313,20 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bo
   }
   BatchedGemm(a.Contiguous(), b.Contiguous(), y, 1, m, n, k, trans_a, trans_b, 0, 0, alpha,
               add_c ? beta : 0.0f);
+}
+
+void SgdUpdate(int device, DType dtype, void* p, const void* g, void* buf, int64_t n, double lr,
+               double wd, double momentum, double damp, bool first, bool nesterov) {
+  Select(device);
+  kernels::SgdUpdate(static_cast<int>(dtype), p, g, buf, n, lr, wd, momentum, damp, first,
+                     nesterov, GpuOf(device).stream);
+}
+
+void AdamUpdate(int device, DType dtype, void* p, const void* g, void* m, void* v, int64_t n,
+                double step, double root_bc2, double b1, double b2, double eps, double wd) {
+  Select(device);
+  kernels::AdamUpdate(static_cast<int>(dtype), p, g, m, v, n, step, root_bc2, b1, b2, eps, wd,
+                      GpuOf(device).stream);
 }
 
 }  // namespace singa::cuda

@@ -56,4 +56,11 @@ void MatMul(const Tensor& a, const Tensor& b, const Tensor& c);
 void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bool trans_a,
           bool trans_b, float alpha, float beta);
 
+// Fused optimizer updates in place, on GPU `device`'s memory (opt::SGD and
+// opt::Adam; float32 or float64).
+void SgdUpdate(int device, DType dtype, void* p, const void* g, void* buf, int64_t n, double lr,
+               double wd, double momentum, double damp, bool first, bool nesterov);
+void AdamUpdate(int device, DType dtype, void* p, const void* g, void* m, void* v, int64_t n,
+                double step, double root_bc2, double b1, double b2, double eps, double wd);
+
 }  // namespace singa::cuda

@@ -31,13 +31,18 @@ struct Index {
   int64_t shape[kMaxRank];
 };
 
-// The offset of element i (row-major over `ix`) in a view.
+// The offset of element i (row-major over `ix`) in a view. Unrolled over
+// kMaxRank so that every array index is a constant: the kernel parameters
+// stay in the constant bank instead of being copied to local memory.
 __device__ __forceinline__ int64_t Offset(int64_t i, const Index& ix, const int64_t* strides) {
   int64_t off = 0;
-  for (int d = ix.rank - 1; d >= 0; --d) {
-    const int64_t c = i % ix.shape[d];
-    i /= ix.shape[d];
-    off += c * strides[d];
+#pragma unroll
+  for (int d = kMaxRank - 1; d >= 0; --d) {
+    if (d < ix.rank) {
+      const int64_t c = i % ix.shape[d];
+      i /= ix.shape[d];
+      off += c * strides[d];
+    }
   }
   return off;
 }
@@ -169,9 +174,9 @@ __global__ void FillKernel(T* dst, Index ix, Strides ds, T v, int64_t n) {
 
 // ---- unary ----------------------------------------------------------------
 
-template <class A>
-__device__ __forceinline__ A ApplyUnary(Unary op, A x, A alpha, A beta) {
-  switch (op) {
+template <Unary op, class A>
+__device__ __forceinline__ A ApplyUnary(A x, A alpha, A beta) {
+  switch (op) {  // a compile-time constant: one case is compiled
     case Unary::kAbs: return x < A(0) ? -x : x;
     case Unary::kNeg: return -x;
     case Unary::kExp: return exp(x);
@@ -219,20 +224,19 @@ __device__ __forceinline__ A ApplyUnary(Unary op, A x, A alpha, A beta) {
   return x;
 }
 
-template <class T>
-__global__ void UnaryKernel(Unary op, const T* x, Index ix, Strides xs, T* y, float alpha,
-                            float beta, int64_t n) {
+// One kernel per op and dtype: the op's code alone, no switch at run time.
+template <Unary op, class T>
+__global__ void UnaryKernel(const T* x, Index ix, Strides xs, T* y, float alpha, float beta,
+                            int64_t n) {
   using A = typename Acc<T>::type;
-  SINGA_GRID_LOOP(i, n) {
-    const A v = static_cast<A>(x[At(i, ix, xs)]);
-    y[i] = Convert<T>(ApplyUnary<A>(op, v, static_cast<A>(alpha), static_cast<A>(beta)));
-  }
+  const A a = static_cast<A>(alpha), b = static_cast<A>(beta);
+  SINGA_GRID_LOOP(i, n) y[i] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(x[At(i, ix, xs)]), a, b));
 }
 
 // ---- binary ---------------------------------------------------------------
 
-template <class A>
-__device__ __forceinline__ A ApplyArith(Binary op, A a, A b) {
+template <Binary op, class A>
+__device__ __forceinline__ A ApplyArith(A a, A b) {
   switch (op) {
     case Binary::kAdd: return a + b;
     case Binary::kSub: return a - b;
@@ -246,8 +250,8 @@ __device__ __forceinline__ A ApplyArith(Binary op, A a, A b) {
     default: return A(0);
   }
 }
-template <class A>
-__device__ __forceinline__ bool ApplyCompare(Binary op, A a, A b) {
+template <Binary op, class A>
+__device__ __forceinline__ bool ApplyCompare(A a, A b) {
   switch (op) {
     case Binary::kEqual: return a == b;
     case Binary::kLess: return a < b;
@@ -261,21 +265,61 @@ __device__ __forceinline__ bool ApplyCompare(Binary op, A a, A b) {
   }
 }
 
-template <class T>
-__global__ void ArithKernel(Binary op, const T* a, Strides as, const T* b, Strides bs, Index ix,
-                            T* c, int64_t n) {
+template <Binary op, class T>
+__global__ void ArithKernel(const T* a, Strides as, const T* b, Strides bs, Index ix, T* c,
+                            int64_t n) {
   using A = typename Acc<T>::type;
   SINGA_GRID_LOOP(i, n) {
     const A x = static_cast<A>(a[At(i, ix, as)]), y = static_cast<A>(b[At(i, ix, bs)]);
-    c[i] = Convert<T>(ApplyArith<A>(op, x, y));
+    c[i] = Convert<T>(ApplyArith<op, A>(x, y));
   }
 }
-template <class T>
-__global__ void CompareKernel(Binary op, const T* a, Strides as, const T* b, Strides bs, Index ix,
-                              bool* c, int64_t n) {
+template <Binary op, class T>
+__global__ void CompareKernel(const T* a, Strides as, const T* b, Strides bs, Index ix, bool* c,
+                              int64_t n) {
   using A = typename Acc<T>::type;
   SINGA_GRID_LOOP(i, n) {
-    c[i] = ApplyCompare<A>(op, static_cast<A>(a[At(i, ix, as)]), static_cast<A>(b[At(i, ix, bs)]));
+    c[i] = ApplyCompare<op, A>(static_cast<A>(a[At(i, ix, as)]), static_cast<A>(b[At(i, ix, bs)]));
+  }
+}
+
+// Calls f(Op<op>{}) with op as a compile-time constant.
+template <class E, E V>
+struct Op {
+  static constexpr E value = V;
+};
+template <class F>
+void VisitUnary(Unary op, F&& f) {
+  switch (op) {
+#define SINGA_CUDA_CASE(NAME) \
+  case Unary::k##NAME:        \
+    return f(Op<Unary, Unary::k##NAME>{});
+    SINGA_CUDA_UNARY_OPS(SINGA_CUDA_CASE)
+#undef SINGA_CUDA_CASE
+  }
+}
+template <class F>
+void VisitArith(Binary op, F&& f) {
+  switch (op) {
+#define SINGA_CUDA_CASE(NAME) \
+  case Binary::k##NAME:       \
+    return f(Op<Binary, Binary::k##NAME>{});
+    SINGA_CUDA_ARITH_OPS(SINGA_CUDA_CASE)
+#undef SINGA_CUDA_CASE
+    default:
+      throw std::runtime_error("CUDA kernels: not an arithmetic op");
+  }
+}
+template <class F>
+void VisitCompare(Binary op, F&& f) {
+  switch (op) {
+#define SINGA_CUDA_CASE(NAME) \
+  case Binary::k##NAME:       \
+    return f(Op<Binary, Binary::k##NAME>{});
+    SINGA_CUDA_COMPARE_OPS(SINGA_CUDA_CASE)
+#undef SINGA_CUDA_CASE
+    default:
+      throw std::runtime_error("CUDA kernels: not a comparison");
   }
 }
 
@@ -346,17 +390,22 @@ __global__ void ReduceKernel(const T* x, Index xi, Strides xs, Index red, T* y, 
   SINGA_GRID_LOOP(o, n) {
     // The input offset of this output's first element.
     int64_t base = 0, r = o;
-    for (int d = yi.rank - 1; d >= 0; --d) {
-      base += (r % yi.shape[d]) * xs.s[d];
-      r /= yi.shape[d];
+#pragma unroll
+    for (int d = kMaxRank - 1; d >= 0; --d) {
+      if (d < yi.rank) {
+        base += (r % yi.shape[d]) * xs.s[d];
+        r /= yi.shape[d];
+      }
     }
     A acc = 0;
     for (int64_t k = 0; k < count; ++k) {
       int64_t off = base, q = k;
-      for (int d = red.rank - 1; d >= 0; --d) {
-        if (red.shape[d] == 1) continue;
-        off += (q % red.shape[d]) * xs.s[d];
-        q /= red.shape[d];
+#pragma unroll
+      for (int d = kMaxRank - 1; d >= 0; --d) {
+        if (d < red.rank && red.shape[d] != 1) {
+          off += (q % red.shape[d]) * xs.s[d];
+          q /= red.shape[d];
+        }
       }
       acc += static_cast<A>(x[off]);
     }
@@ -441,9 +490,11 @@ void UnaryOp(Unary op, const View& x, const View& y, float alpha, float beta, vo
   auto s = static_cast<cudaStream_t>(stream);
   VisitFloat(y.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    UnaryKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, static_cast<const T*>(x.data), IndexOf(y),
-                                                  StridesOf(x), static_cast<T*>(y.data), alpha,
-                                                  beta, n);
+    VisitUnary(op, [&](auto o) {
+      UnaryKernel<decltype(o)::value, T><<<Blocks(n), kThreads, 0, s>>>(
+          static_cast<const T*>(x.data), IndexOf(y), StridesOf(x), static_cast<T*>(y.data), alpha,
+          beta, n);
+    });
   });
   Check(cudaGetLastError(), "unary kernel");
 }
@@ -452,23 +503,30 @@ void BinaryOp(Binary op, const View& a, const View& b, const View& c, void* stre
   const int64_t n = Numel(c);
   if (n == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
-  const bool compare = op >= Binary::kEqual;
-  auto launch = [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (compare)
-      CompareKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, static_cast<const T*>(a.data),
-                                                      StridesOf(a), static_cast<const T*>(b.data),
-                                                      StridesOf(b), IndexOf(c),
-                                                      static_cast<bool*>(c.data), n);
+  const Index ix = IndexOf(c);
+  if (op >= Binary::kEqual) {
+    auto launch = [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      VisitCompare(op, [&](auto o) {
+        CompareKernel<decltype(o)::value, T><<<Blocks(n), kThreads, 0, s>>>(
+            static_cast<const T*>(a.data), StridesOf(a), static_cast<const T*>(b.data),
+            StridesOf(b), ix, static_cast<bool*>(c.data), n);
+      });
+    };
+    if (a.dtype == kBool)
+      launch(Tag<bool>{});
     else
-      ArithKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, static_cast<const T*>(a.data), StridesOf(a),
-                                                    static_cast<const T*>(b.data), StridesOf(b),
-                                                    IndexOf(c), static_cast<T*>(c.data), n);
-  };
-  if (a.dtype == kBool)
-    launch(Tag<bool>{});
-  else
-    VisitMath(a.dtype, launch);
+      VisitMath(a.dtype, launch);
+  } else {
+    VisitMath(a.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      VisitArith(op, [&](auto o) {
+        ArithKernel<decltype(o)::value, T><<<Blocks(n), kThreads, 0, s>>>(
+            static_cast<const T*>(a.data), StridesOf(a), static_cast<const T*>(b.data),
+            StridesOf(b), ix, static_cast<T*>(c.data), n);
+      });
+    });
+  }
   Check(cudaGetLastError(), "binary kernel");
 }
 

@@ -21,17 +21,23 @@ struct View {
   bool dense = false;              // strides are shape's row-major ones
 };
 
-enum class Unary : int {
-  kAbs, kNeg, kExp, kLog, kSqrt, kReciprocal, kSin, kCos, kTan, kAsin, kAcos, kAtan,
-  kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh, kCeil, kFloor, kRound, kSign, kErf,
-  kRelu, kSigmoid, kLeakyRelu, kElu, kSelu, kHardSigmoid, kHardSwish, kSoftplus, kSoftsign,
-  kGelu, kGeluTanh,
-};
+// The ops of the unary and binary families, each a kernel of its own.
+#define SINGA_CUDA_UNARY_OPS(X)                                                                  \
+  X(Abs) X(Neg) X(Exp) X(Log) X(Sqrt) X(Reciprocal) X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) \
+  X(Sinh) X(Cosh) X(Tanh) X(Asinh) X(Acosh) X(Atanh) X(Ceil) X(Floor) X(Round) X(Sign) X(Erf)    \
+  X(Relu) X(Sigmoid) X(LeakyRelu) X(Elu) X(Selu) X(HardSigmoid) X(HardSwish) X(Softplus)         \
+  X(Softsign) X(Gelu) X(GeluTanh)
+// Arithmetic keeps the dtype; comparisons and logic write bool.
+#define SINGA_CUDA_ARITH_OPS(X) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min)
+#define SINGA_CUDA_COMPARE_OPS(X) \
+  X(Equal) X(Less) X(Greater) X(LessOrEqual) X(GreaterOrEqual) X(And) X(Or) X(Xor)
+
+#define SINGA_CUDA_ENUMERATOR(NAME) k##NAME,
+enum class Unary : int { SINGA_CUDA_UNARY_OPS(SINGA_CUDA_ENUMERATOR) };
 enum class Binary : int {
-  kAdd, kSub, kMul, kDiv, kPow, kMax, kMin,
-  // Comparisons and logic write bool.
-  kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual, kAnd, kOr, kXor,
+  SINGA_CUDA_ARITH_OPS(SINGA_CUDA_ENUMERATOR) SINGA_CUDA_COMPARE_OPS(SINGA_CUDA_ENUMERATOR)
 };
+#undef SINGA_CUDA_ENUMERATOR
 
 // Whether the kernels handle a dtype: as a copy (any dtype of 1, 2, 4 or 8
 // bytes), as a cast source or target, as arithmetic.
@@ -54,5 +60,12 @@ void Softmax(const void* x, void* y, int dtype, int64_t outer, int64_t n, int64_
 // x is a view over the input's shape whose strides skip nothing, `out`
 // the dense output, `reduced` per dimension whether it is reduced.
 void ReduceSum(const View& x, const View& y, const bool* reduced, bool mean, void* stream);
+
+// Optimizer updates of n elements in place (float32 or float64), as
+// singa::opt's CPU loops compute them.
+void SgdUpdate(int dtype, void* p, const void* g, void* buf, int64_t n, double lr, double wd,
+               double momentum, double damp, bool first, bool nesterov, void* stream);
+void AdamUpdate(int dtype, void* p, const void* g, void* m, void* v, int64_t n, double step,
+                double root_bc2, double b1, double b2, double eps, double wd, void* stream);
 
 }  // namespace singa::cuda::kernels
