@@ -91,6 +91,7 @@ TEST(Cuda, UnaryKernelsMatchTheCpu) {
       "Softsign"};
   for (const std::string& op : ops) {
     CheckRow({op, {{3, 4, 5}}, {}, kFloats});
+    CheckRow({op, {{7}}, {}, kFloats});  // a tail after the 16-byte packs
     EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
   }
   CheckRow({"LeakyRelu", {{3, 4}}, {{"alpha", 0.3f}}, kFloats});
@@ -165,6 +166,9 @@ TEST(Cuda, SoftmaxReductionsAndCasts) {
     CheckRow({"Softmax", {{3, 4, 50}}, {{"axis", axis}}, kFloats});
     CheckRow({"LogSoftmax", {{3, 4, 50}}, {{"axis", axis}}, kFloats});
   }
+  // Rows longer than a warp's registers hold: one block per row.
+  CheckRow({"Softmax", {{2, 3000}}, {}, kFloats});
+  CheckRow({"LogSoftmax", {{2, 3000}}, {}, kFloats});
   // Opset 11: the input seen as 2-D at `axis`.
   Tensor x = RandomTensor({3, 4, 5}, DType::kFloat32, 3);
   for (const char* op : {"Softmax", "LogSoftmax"})

@@ -106,11 +106,16 @@ bool OnGpu(const Tensor& t) { return t.device().type == DeviceType::kCuda; }
 
 cudaDataType_t BlasType(DType d) {
   switch (d) {
-    case DType::kFloat32: return CUDA_R_32F;
-    case DType::kFloat64: return CUDA_R_64F;
-    case DType::kFloat16: return CUDA_R_16F;
-    case DType::kBFloat16: return CUDA_R_16BF;
-    default: throw DTypeError("cuBLAS: no matrix product for " + std::string(Name(d)));
+    case DType::kFloat32:
+      return CUDA_R_32F;
+    case DType::kFloat64:
+      return CUDA_R_64F;
+    case DType::kFloat16:
+      return CUDA_R_16F;
+    case DType::kBFloat16:
+      return CUDA_R_16BF;
+    default:
+      throw DTypeError("cuBLAS: no matrix product for " + std::string(Name(d)));
   }
 }
 
@@ -128,14 +133,14 @@ void BatchedGemm(const Tensor& a, const Tensor& b, const Tensor& c, int64_t batc
   const cublasComputeType_t compute =
       dt == DType::kFloat64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   // Column-major cuBLAS computes c^T = op(b)^T op(a)^T on the row-major buffers.
-  CheckBlas(cublasGemmStridedBatchedEx(
-                h, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-                static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), pa, b.raw_data(),
-                BlasType(dt), static_cast<int>(trans_b ? k : n), stride_b, a.raw_data(),
-                BlasType(dt), static_cast<int>(trans_a ? m : k), stride_a, pb, c.raw_data(),
-                BlasType(dt), static_cast<int>(n), m * n, static_cast<int>(batch), compute,
-                CUBLAS_GEMM_DEFAULT),
-            "cublasGemmStridedBatchedEx");
+  CheckBlas(
+      cublasGemmStridedBatchedEx(
+          h, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+          static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), pa, b.raw_data(),
+          BlasType(dt), static_cast<int>(trans_b ? k : n), stride_b, a.raw_data(), BlasType(dt),
+          static_cast<int>(trans_a ? m : k), stride_a, pb, c.raw_data(), BlasType(dt),
+          static_cast<int>(n), m * n, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx");
 }
 
 }  // namespace
@@ -302,8 +307,7 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bo
   const int64_t k = trans_a ? a.dim(0) : a.dim(1);
   if (y.numel() == 0) return;
   const bool add_c = c.defined() && beta != 0;
-  if (add_c)
-    Copy(c, y);
+  if (add_c) Copy(c, y);
   if (k == 0) {  // y = beta * c
     if (add_c)
       BinaryOp(Binary::kMul, y, Tensor::Full({}, beta, y.dtype(), y.device()), y);
@@ -318,8 +322,8 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bo
 void SgdUpdate(int device, DType dtype, void* p, const void* g, void* buf, int64_t n, double lr,
                double wd, double momentum, double damp, bool first, bool nesterov) {
   Select(device);
-  kernels::SgdUpdate(static_cast<int>(dtype), p, g, buf, n, lr, wd, momentum, damp, first,
-                     nesterov, GpuOf(device).stream);
+  kernels::SgdUpdate(static_cast<int>(dtype), p, g, buf, n, lr, wd, momentum, damp, first, nesterov,
+                     GpuOf(device).stream);
 }
 
 void AdamUpdate(int device, DType dtype, void* p, const void* g, void* m, void* v, int64_t n,

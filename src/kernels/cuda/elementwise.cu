@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/cuda/kernels.h"
 
@@ -17,49 +19,93 @@ namespace {
 
 // singa DType codes (ONNX TensorProto).
 enum Code : int {
-  kF32 = 1, kU8 = 2, kI8 = 3, kU16 = 4, kI16 = 5, kI32 = 6, kI64 = 7, kBool = 9,
-  kF16 = 10, kF64 = 11, kU32 = 12, kU64 = 13, kBF16 = 16,
+  kF32 = 1,
+  kU8 = 2,
+  kI8 = 3,
+  kU16 = 4,
+  kI16 = 5,
+  kI32 = 6,
+  kI64 = 7,
+  kBool = 9,
+  kF16 = 10,
+  kF64 = 11,
+  kU32 = 12,
+  kU64 = 13,
+  kBF16 = 16,
 };
 
 void Check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 struct Index {
   int rank;
+  bool small;  // every element index and offset fits 32 bits: cheaper division
   int64_t shape[kMaxRank];
 };
 
 // The offset of element i (row-major over `ix`) in a view. Unrolled over
 // kMaxRank so that every array index is a constant: the kernel parameters
 // stay in the constant bank instead of being copied to local memory.
-__device__ __forceinline__ int64_t Offset(int64_t i, const Index& ix, const int64_t* strides) {
-  int64_t off = 0;
+template <class I>
+__device__ __forceinline__ int64_t OffsetOf(I i, const Index& ix, const int64_t* strides) {
+  I off = 0;
 #pragma unroll
   for (int d = kMaxRank - 1; d >= 0; --d) {
     if (d < ix.rank) {
-      const int64_t c = i % ix.shape[d];
-      i /= ix.shape[d];
-      off += c * strides[d];
+      const I n = static_cast<I>(ix.shape[d]);
+      const I c = i % n;
+      i /= n;
+      off += c * static_cast<I>(strides[d]);
     }
   }
   return off;
+}
+__device__ __forceinline__ int64_t Offset(int64_t i, const Index& ix, const int64_t* strides) {
+  return ix.small ? OffsetOf<uint32_t>(static_cast<uint32_t>(i), ix, strides)
+                  : OffsetOf<int64_t>(i, ix, strides);
 }
 
 struct Strides {
   int64_t s[kMaxRank];
   bool dense;
+  // > 0 when element i of the iteration is at offset i % mod: a dense view
+  // repeated over leading dimensions (a bias, a scalar, or dense: mod = n).
+  int64_t mod;
 };
 
-Index IndexOf(const View& v) {
-  Index ix{v.rank, {}};
-  for (int d = 0; d < v.rank; ++d) ix.shape[d] = v.shape[d];
+// The iteration index over v's shape; `small` when the elements and the
+// offsets of every view of the kernel (`views`) fit 32 bits.
+Index IndexOf(const View& v, std::initializer_list<const View*> views = {}) {
+  Index ix{v.rank, true, {}};
+  int64_t n = 1;
+  for (int d = 0; d < v.rank; ++d) {
+    ix.shape[d] = v.shape[d];
+    n *= v.shape[d];
+  }
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  ix.small = n < kLimit;
+  for (const View* w : views) {
+    int64_t reach = 0;
+    for (int d = 0; d < w->rank; ++d) {
+      if (w->strides[d] < 0) ix.small = false;
+      reach += (w->shape[d] - 1) * w->strides[d];
+    }
+    if (reach >= kLimit) ix.small = false;
+  }
   return ix;
 }
 Strides StridesOf(const View& v) {
-  Strides s{{}, v.dense};
+  Strides s{{}, v.dense, 0};
   for (int d = 0; d < v.rank; ++d) s.s[d] = v.strides[d];
+  // Trailing dimensions with row-major strides, then only broadcast (stride
+  // 0) ones: the offset is the index modulo the trailing block's size.
+  int64_t block = 1;
+  int d = v.rank - 1;
+  for (; d >= 0 && (v.strides[d] == block || v.shape[d] == 1); --d) block *= v.shape[d];
+  bool rest_broadcast = true;
+  for (int e = d; e >= 0; --e) rest_broadcast &= v.strides[e] == 0 || v.shape[e] == 1;
+  if (rest_broadcast) s.mod = block > 0 ? block : 1;
   return s;
 }
 int64_t Numel(const View& v) {
@@ -69,7 +115,10 @@ int64_t Numel(const View& v) {
 }
 
 __device__ __forceinline__ int64_t At(int64_t i, const Index& ix, const Strides& s) {
-  return s.dense ? i : Offset(i, ix, s.s);
+  if (s.dense) return i;
+  if (s.mod > 0)
+    return ix.small ? static_cast<uint32_t>(i) % static_cast<uint32_t>(s.mod) : i % s.mod;
+  return Offset(i, ix, s.s);
 }
 
 // Float-like values through float (double stays double).
@@ -108,7 +157,7 @@ int Blocks(int64_t n) {
   const int64_t b = (n + kThreads - 1) / kThreads;
   return static_cast<int>(b < 65535 * 32 ? b : 65535 * 32);
 }
-#define SINGA_GRID_LOOP(i, n)                                                        \
+#define SINGA_GRID_LOOP(i, n)                                                            \
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
@@ -120,38 +169,60 @@ struct Tag {
 template <class F>
 void VisitAll(int code, F&& f) {
   switch (code) {
-    case kF32: return f(Tag<float>{});
-    case kF64: return f(Tag<double>{});
-    case kF16: return f(Tag<__half>{});
-    case kBF16: return f(Tag<__nv_bfloat16>{});
-    case kI8: return f(Tag<int8_t>{});
-    case kU8: return f(Tag<uint8_t>{});
-    case kI16: return f(Tag<int16_t>{});
-    case kU16: return f(Tag<uint16_t>{});
-    case kI32: return f(Tag<int32_t>{});
-    case kU32: return f(Tag<uint32_t>{});
-    case kI64: return f(Tag<int64_t>{});
-    case kU64: return f(Tag<uint64_t>{});
-    case kBool: return f(Tag<bool>{});
-    default: throw std::runtime_error("CUDA kernels: unsupported dtype code " + std::to_string(code));
+    case kF32:
+      return f(Tag<float>{});
+    case kF64:
+      return f(Tag<double>{});
+    case kF16:
+      return f(Tag<__half>{});
+    case kBF16:
+      return f(Tag<__nv_bfloat16>{});
+    case kI8:
+      return f(Tag<int8_t>{});
+    case kU8:
+      return f(Tag<uint8_t>{});
+    case kI16:
+      return f(Tag<int16_t>{});
+    case kU16:
+      return f(Tag<uint16_t>{});
+    case kI32:
+      return f(Tag<int32_t>{});
+    case kU32:
+      return f(Tag<uint32_t>{});
+    case kI64:
+      return f(Tag<int64_t>{});
+    case kU64:
+      return f(Tag<uint64_t>{});
+    case kBool:
+      return f(Tag<bool>{});
+    default:
+      throw std::runtime_error("CUDA kernels: unsupported dtype code " + std::to_string(code));
   }
 }
 template <class F>
 void VisitFloat(int code, F&& f) {
   switch (code) {
-    case kF32: return f(Tag<float>{});
-    case kF64: return f(Tag<double>{});
-    case kF16: return f(Tag<__half>{});
-    case kBF16: return f(Tag<__nv_bfloat16>{});
-    default: throw std::runtime_error("CUDA kernels: not a float dtype code " + std::to_string(code));
+    case kF32:
+      return f(Tag<float>{});
+    case kF64:
+      return f(Tag<double>{});
+    case kF16:
+      return f(Tag<__half>{});
+    case kBF16:
+      return f(Tag<__nv_bfloat16>{});
+    default:
+      throw std::runtime_error("CUDA kernels: not a float dtype code " + std::to_string(code));
   }
 }
 template <class F>
 void VisitMath(int code, F&& f) {
   switch (code) {
-    case kI32: return f(Tag<int32_t>{});
-    case kI64: return f(Tag<int64_t>{});
-    default: return VisitFloat(code, f);
+    case kI32:
+      return f(Tag<int32_t>{});
+    case kI64:
+      return f(Tag<int64_t>{});
+    default:
+      return VisitFloat(code, f);
   }
 }
 int Bytes(int code) {
@@ -177,34 +248,62 @@ __global__ void FillKernel(T* dst, Index ix, Strides ds, T v, int64_t n) {
 template <Unary op, class A>
 __device__ __forceinline__ A ApplyUnary(A x, A alpha, A beta) {
   switch (op) {  // a compile-time constant: one case is compiled
-    case Unary::kAbs: return x < A(0) ? -x : x;
-    case Unary::kNeg: return -x;
-    case Unary::kExp: return exp(x);
-    case Unary::kLog: return log(x);
-    case Unary::kSqrt: return sqrt(x);
-    case Unary::kReciprocal: return A(1) / x;
-    case Unary::kSin: return sin(x);
-    case Unary::kCos: return cos(x);
-    case Unary::kTan: return tan(x);
-    case Unary::kAsin: return asin(x);
-    case Unary::kAcos: return acos(x);
-    case Unary::kAtan: return atan(x);
-    case Unary::kSinh: return sinh(x);
-    case Unary::kCosh: return cosh(x);
-    case Unary::kTanh: return tanh(x);
-    case Unary::kAsinh: return asinh(x);
-    case Unary::kAcosh: return acosh(x);
-    case Unary::kAtanh: return atanh(x);
-    case Unary::kCeil: return ceil(x);
-    case Unary::kFloor: return floor(x);
-    case Unary::kRound: return rint(x);  // half to even, as ONNX
-    case Unary::kSign: return x > A(0) ? A(1) : (x < A(0) ? A(-1) : A(0));
-    case Unary::kErf: return erf(x);
-    case Unary::kRelu: return x > A(0) ? x : A(0);
-    case Unary::kSigmoid: return x >= A(0) ? A(1) / (A(1) + exp(-x)) : exp(x) / (A(1) + exp(x));
-    case Unary::kLeakyRelu: return x < A(0) ? alpha * x : x;
-    case Unary::kElu: return x < A(0) ? alpha * (exp(x) - A(1)) : x;
-    case Unary::kSelu: return x <= A(0) ? beta * (alpha * exp(x) - alpha) : beta * x;
+    case Unary::kAbs:
+      return x < A(0) ? -x : x;
+    case Unary::kNeg:
+      return -x;
+    case Unary::kExp:
+      return exp(x);
+    case Unary::kLog:
+      return log(x);
+    case Unary::kSqrt:
+      return sqrt(x);
+    case Unary::kReciprocal:
+      return A(1) / x;
+    case Unary::kSin:
+      return sin(x);
+    case Unary::kCos:
+      return cos(x);
+    case Unary::kTan:
+      return tan(x);
+    case Unary::kAsin:
+      return asin(x);
+    case Unary::kAcos:
+      return acos(x);
+    case Unary::kAtan:
+      return atan(x);
+    case Unary::kSinh:
+      return sinh(x);
+    case Unary::kCosh:
+      return cosh(x);
+    case Unary::kTanh:
+      return tanh(x);
+    case Unary::kAsinh:
+      return asinh(x);
+    case Unary::kAcosh:
+      return acosh(x);
+    case Unary::kAtanh:
+      return atanh(x);
+    case Unary::kCeil:
+      return ceil(x);
+    case Unary::kFloor:
+      return floor(x);
+    case Unary::kRound:
+      return rint(x);  // half to even, as ONNX
+    case Unary::kSign:
+      return x > A(0) ? A(1) : (x < A(0) ? A(-1) : A(0));
+    case Unary::kErf:
+      return erf(x);
+    case Unary::kRelu:
+      return x > A(0) ? x : A(0);
+    case Unary::kSigmoid:
+      return x >= A(0) ? A(1) / (A(1) + exp(-x)) : exp(x) / (A(1) + exp(x));
+    case Unary::kLeakyRelu:
+      return x < A(0) ? alpha * x : x;
+    case Unary::kElu:
+      return x < A(0) ? alpha * (exp(x) - A(1)) : x;
+    case Unary::kSelu:
+      return x <= A(0) ? beta * (alpha * exp(x) - alpha) : beta * x;
     case Unary::kHardSigmoid: {
       const A v = alpha * x + beta;
       return v < A(0) ? A(0) : (v > A(1) ? A(1) : v);
@@ -213,9 +312,12 @@ __device__ __forceinline__ A ApplyUnary(A x, A alpha, A beta) {
       const A v = x / A(6) + A(0.5);
       return x * (v < A(0) ? A(0) : (v > A(1) ? A(1) : v));
     }
-    case Unary::kSoftplus: return x > A(20) ? x : log1p(exp(x));
-    case Unary::kSoftsign: return x / (A(1) + (x < A(0) ? -x : x));
-    case Unary::kGelu: return A(0.5) * x * (A(1) + erf(x * A(0.70710678118654752440)));
+    case Unary::kSoftplus:
+      return x > A(20) ? x : log1p(exp(x));
+    case Unary::kSoftsign:
+      return x / (A(1) + (x < A(0) ? -x : x));
+    case Unary::kGelu:
+      return A(0.5) * x * (A(1) + erf(x * A(0.70710678118654752440)));
     case Unary::kGeluTanh: {
       const A k = A(0.79788456080286535588);  // sqrt(2 / pi)
       return A(0.5) * x * (A(1) + tanh(k * (x + A(0.044715) * x * x * x)));
@@ -225,12 +327,37 @@ __device__ __forceinline__ A ApplyUnary(A x, A alpha, A beta) {
 }
 
 // One kernel per op and dtype: the op's code alone, no switch at run time.
+// Dense, 16-byte aligned input and output: 16 bytes per load and store.
+template <Unary op, class T>
+__global__ void UnaryDenseKernel(const T* x, T* y, float alpha, float beta, int64_t n) {
+  using A = typename Acc<T>::type;
+  constexpr int kLanes = 16 / sizeof(T);
+  struct alignas(16) Pack {
+    T v[kLanes];
+  };
+  const A a = static_cast<A>(alpha), b = static_cast<A>(beta);
+  const int64_t packs = n / kLanes;
+  SINGA_GRID_LOOP(p, packs) {
+    const Pack in = reinterpret_cast<const Pack*>(x)[p];
+    Pack out;
+#pragma unroll
+    for (int j = 0; j < kLanes; ++j)
+      out.v[j] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(in.v[j]), a, b));
+    reinterpret_cast<Pack*>(y)[p] = out;
+  }
+  SINGA_GRID_LOOP(i, n - packs * kLanes) {
+    const int64_t k = packs * kLanes + i;
+    y[k] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(x[k]), a, b));
+  }
+}
+
 template <Unary op, class T>
 __global__ void UnaryKernel(const T* x, Index ix, Strides xs, T* y, float alpha, float beta,
                             int64_t n) {
   using A = typename Acc<T>::type;
   const A a = static_cast<A>(alpha), b = static_cast<A>(beta);
-  SINGA_GRID_LOOP(i, n) y[i] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(x[At(i, ix, xs)]), a, b));
+  SINGA_GRID_LOOP(i, n)
+  y[i] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(x[At(i, ix, xs)]), a, b));
 }
 
 // ---- binary ---------------------------------------------------------------
@@ -238,30 +365,46 @@ __global__ void UnaryKernel(const T* x, Index ix, Strides xs, T* y, float alpha,
 template <Binary op, class A>
 __device__ __forceinline__ A ApplyArith(A a, A b) {
   switch (op) {
-    case Binary::kAdd: return a + b;
-    case Binary::kSub: return a - b;
-    case Binary::kMul: return a * b;
-    case Binary::kDiv: return a / b;
+    case Binary::kAdd:
+      return a + b;
+    case Binary::kSub:
+      return a - b;
+    case Binary::kMul:
+      return a * b;
+    case Binary::kDiv:
+      return a / b;
     case Binary::kPow:
       if constexpr (std::is_floating_point_v<A>) return pow(a, b);
       return A(0);
-    case Binary::kMax: return a > b ? a : b;
-    case Binary::kMin: return a < b ? a : b;
-    default: return A(0);
+    case Binary::kMax:
+      return a > b ? a : b;
+    case Binary::kMin:
+      return a < b ? a : b;
+    default:
+      return A(0);
   }
 }
 template <Binary op, class A>
 __device__ __forceinline__ bool ApplyCompare(A a, A b) {
   switch (op) {
-    case Binary::kEqual: return a == b;
-    case Binary::kLess: return a < b;
-    case Binary::kGreater: return a > b;
-    case Binary::kLessOrEqual: return a <= b;
-    case Binary::kGreaterOrEqual: return a >= b;
-    case Binary::kAnd: return a != A(0) && b != A(0);
-    case Binary::kOr: return a != A(0) || b != A(0);
-    case Binary::kXor: return (a != A(0)) != (b != A(0));
-    default: return false;
+    case Binary::kEqual:
+      return a == b;
+    case Binary::kLess:
+      return a < b;
+    case Binary::kGreater:
+      return a > b;
+    case Binary::kLessOrEqual:
+      return a <= b;
+    case Binary::kGreaterOrEqual:
+      return a >= b;
+    case Binary::kAnd:
+      return a != A(0) && b != A(0);
+    case Binary::kOr:
+      return a != A(0) || b != A(0);
+    case Binary::kXor:
+      return (a != A(0)) != (b != A(0));
+    default:
+      return false;
   }
 }
 
@@ -333,11 +476,17 @@ __global__ void WhereKernel(const bool* cond, Strides cs, const T* a, Strides as
 template <class F>
 void VisitWord(int bytes, F&& f) {
   switch (bytes) {
-    case 1: return f(Tag<uint8_t>{});
-    case 2: return f(Tag<uint16_t>{});
-    case 4: return f(Tag<uint32_t>{});
-    case 8: return f(Tag<uint64_t>{});
-    default: throw std::runtime_error("CUDA kernels: no copy for elements of " + std::to_string(bytes) + " bytes");
+    case 1:
+      return f(Tag<uint8_t>{});
+    case 2:
+      return f(Tag<uint16_t>{});
+    case 4:
+      return f(Tag<uint32_t>{});
+    case 8:
+      return f(Tag<uint64_t>{});
+    default:
+      throw std::runtime_error("CUDA kernels: no copy for elements of " + std::to_string(bytes) +
+                               " bytes");
   }
 }
 
@@ -365,7 +514,8 @@ __global__ void SoftmaxKernel(const T* x, T* y, int64_t n, int64_t inner, bool l
   m = red[0];
   __syncthreads();
   A sum = 0;
-  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) sum += exp(static_cast<A>(x[base + j * inner]) - m);
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+    sum += exp(static_cast<A>(x[base + j * inner]) - m);
   red[threadIdx.x] = sum;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -377,6 +527,43 @@ __global__ void SoftmaxKernel(const T* x, T* y, int64_t n, int64_t inner, bool l
   for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
     const A v = static_cast<A>(x[base + j * inner]) - m;
     y[base + j * inner] = Convert<T>(log_out ? v - lsum : exp(v) / sum);
+  }
+}
+
+// Rows of at most 1024 contiguous elements: one warp per row, the row in
+// registers (kPer elements a lane), max and sum by warp shuffles.
+template <class T, int kPer>
+__global__ void SoftmaxWarpKernel(const T* x, T* y, int64_t rows, int n, bool log_out) {
+  using A = typename Acc<T>::type;
+  const int64_t row = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= rows) return;
+  const T* xr = x + row * n;
+  T* yr = y + row * n;
+  A v[kPer];
+  A m = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int k = lane + j * 32;
+    v[j] = k < n ? static_cast<A>(xr[k]) : A(-INFINITY);
+    m = v[j] > m ? v[j] : m;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const A other = __shfl_xor_sync(0xffffffff, m, o);
+    m = other > m ? other : m;
+  }
+  A sum = 0;
+#pragma unroll
+  for (int j = 0; j < kPer; ++j)
+    if (lane + j * 32 < n) sum += exp(v[j] - m);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffff, sum, o);
+  const A lsum = log(sum);
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int k = lane + j * 32;
+    if (k < n) yr[k] = Convert<T>(log_out ? v[j] - m - lsum : exp(v[j] - m) / sum);
   }
 }
 
@@ -418,9 +605,22 @@ __global__ void ReduceKernel(const T* x, Index xi, Strides xs, Index red, T* y, 
 
 bool CopyDType(int dtype) {
   switch (dtype) {
-    case kF32: case kU8: case kI8: case kU16: case kI16: case kI32: case kI64: case kBool:
-    case kF16: case kF64: case kU32: case kU64: case kBF16: return true;
-    default: return false;
+    case kF32:
+    case kU8:
+    case kI8:
+    case kU16:
+    case kI16:
+    case kI32:
+    case kI64:
+    case kBool:
+    case kF16:
+    case kF64:
+    case kU32:
+    case kU64:
+    case kBF16:
+      return true;
+    default:
+      return false;
   }
 }
 bool CastDType(int dtype) { return CopyDType(dtype); }
@@ -441,9 +641,9 @@ void Copy(const View& src, const View& dst, void* stream) {
     }
     VisitWord(Bytes(dst.dtype), [&](auto tag) {
       using W = typename decltype(tag)::type;
-      CopyKernel<W, W><<<Blocks(n), kThreads, 0, s>>>(static_cast<const W*>(src.data), IndexOf(dst),
-                                                      StridesOf(src), static_cast<W*>(dst.data),
-                                                      StridesOf(dst), n);
+      CopyKernel<W, W><<<Blocks(n), kThreads, 0, s>>>(static_cast<const W*>(src.data),
+                                                      IndexOf(dst, {&src, &dst}), StridesOf(src),
+                                                      static_cast<W*>(dst.data), StridesOf(dst), n);
     });
   } else {
     VisitAll(src.dtype, [&](auto ti) {
@@ -451,7 +651,7 @@ void Copy(const View& src, const View& dst, void* stream) {
         using TI = typename decltype(ti)::type;
         using TO = typename decltype(to)::type;
         CopyKernel<TI, TO><<<Blocks(n), kThreads, 0, s>>>(
-            static_cast<const TI*>(src.data), IndexOf(dst), StridesOf(src),
+            static_cast<const TI*>(src.data), IndexOf(dst, {&src, &dst}), StridesOf(src),
             static_cast<TO*>(dst.data), StridesOf(dst), n);
       });
     });
@@ -478,22 +678,30 @@ void Fill(const View& dst, double value, void* stream) {
       v = value != 0;
     else
       v = static_cast<T>(value);
-    FillKernel<T><<<Blocks(n), kThreads, 0, s>>>(static_cast<T*>(dst.data), IndexOf(dst),
+    FillKernel<T><<<Blocks(n), kThreads, 0, s>>>(static_cast<T*>(dst.data), IndexOf(dst, {&dst}),
                                                  StridesOf(dst), v, n);
   });
   Check(cudaGetLastError(), "fill kernel");
 }
 
+bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 void UnaryOp(Unary op, const View& x, const View& y, float alpha, float beta, void* stream) {
   const int64_t n = Numel(y);
   if (n == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
+  const bool packed = x.dense && Aligned16(x.data) && Aligned16(y.data);
   VisitFloat(y.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     VisitUnary(op, [&](auto o) {
-      UnaryKernel<decltype(o)::value, T><<<Blocks(n), kThreads, 0, s>>>(
-          static_cast<const T*>(x.data), IndexOf(y), StridesOf(x), static_cast<T*>(y.data), alpha,
-          beta, n);
+      constexpr Unary kOp = decltype(o)::value;
+      if (packed)
+        UnaryDenseKernel<kOp, T><<<Blocks(n / (16 / sizeof(T)) + 1), kThreads, 0, s>>>(
+            static_cast<const T*>(x.data), static_cast<T*>(y.data), alpha, beta, n);
+      else
+        UnaryKernel<kOp, T><<<Blocks(n), kThreads, 0, s>>>(static_cast<const T*>(x.data),
+                                                           IndexOf(y, {&x}), StridesOf(x),
+                                                           static_cast<T*>(y.data), alpha, beta, n);
     });
   });
   Check(cudaGetLastError(), "unary kernel");
@@ -503,7 +711,7 @@ void BinaryOp(Binary op, const View& a, const View& b, const View& c, void* stre
   const int64_t n = Numel(c);
   if (n == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
-  const Index ix = IndexOf(c);
+  const Index ix = IndexOf(c, {&a, &b});
   if (op >= Binary::kEqual) {
     auto launch = [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -538,7 +746,7 @@ void WhereOp(const View& cond, const View& a, const View& b, const View& c, void
     using W = typename decltype(tag)::type;
     WhereKernel<W><<<Blocks(n), kThreads, 0, s>>>(
         static_cast<const bool*>(cond.data), StridesOf(cond), static_cast<const W*>(a.data),
-        StridesOf(a), static_cast<const W*>(b.data), StridesOf(b), IndexOf(c),
+        StridesOf(a), static_cast<const W*>(b.data), StridesOf(b), IndexOf(c, {&cond, &a, &b}),
         static_cast<W*>(c.data), n);
   });
   Check(cudaGetLastError(), "where kernel");
@@ -551,6 +759,28 @@ void Softmax(const void* x, void* y, int dtype, int64_t outer, int64_t n, int64_
   auto s = static_cast<cudaStream_t>(stream);
   VisitFloat(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (inner == 1 && n <= 1024) {
+      constexpr int kRowsPerBlock = kThreads / 32;
+      const auto blocks = static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
+      auto launch = [&](auto per) {
+        SoftmaxWarpKernel<T, decltype(per)::value><<<blocks, kThreads, 0, s>>>(
+            static_cast<const T*>(x), static_cast<T*>(y), rows, static_cast<int>(n), log);
+      };
+      const int64_t per = (n + 31) / 32;
+      if (per <= 1)
+        launch(std::integral_constant<int, 1>{});
+      else if (per <= 2)
+        launch(std::integral_constant<int, 2>{});
+      else if (per <= 4)
+        launch(std::integral_constant<int, 4>{});
+      else if (per <= 8)
+        launch(std::integral_constant<int, 8>{});
+      else if (per <= 16)
+        launch(std::integral_constant<int, 16>{});
+      else
+        launch(std::integral_constant<int, 32>{});
+      return;
+    }
     SoftmaxKernel<T><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(
         static_cast<const T*>(x), static_cast<T*>(y), n, inner, log);
   });

@@ -22,11 +22,13 @@ struct View {
 };
 
 // The ops of the unary and binary families, each a kernel of its own.
-#define SINGA_CUDA_UNARY_OPS(X)                                                                  \
-  X(Abs) X(Neg) X(Exp) X(Log) X(Sqrt) X(Reciprocal) X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) \
-  X(Sinh) X(Cosh) X(Tanh) X(Asinh) X(Acosh) X(Atanh) X(Ceil) X(Floor) X(Round) X(Sign) X(Erf)    \
-  X(Relu) X(Sigmoid) X(LeakyRelu) X(Elu) X(Selu) X(HardSigmoid) X(HardSwish) X(Softplus)         \
-  X(Softsign) X(Gelu) X(GeluTanh)
+// clang-format off
+#define SINGA_CUDA_UNARY_OPS(X)                                                              \
+  X(Abs) X(Neg) X(Exp) X(Log) X(Sqrt) X(Reciprocal) X(Sin) X(Cos) X(Tan) X(Asin) X(Acos)     \
+  X(Atan) X(Sinh) X(Cosh) X(Tanh) X(Asinh) X(Acosh) X(Atanh) X(Ceil) X(Floor) X(Round)       \
+  X(Sign) X(Erf) X(Relu) X(Sigmoid) X(LeakyRelu) X(Elu) X(Selu) X(HardSigmoid) X(HardSwish)  \
+  X(Softplus) X(Softsign) X(Gelu) X(GeluTanh)
+// clang-format on
 // Arithmetic keeps the dtype; comparisons and logic write bool.
 #define SINGA_CUDA_ARITH_OPS(X) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min)
 #define SINGA_CUDA_COMPARE_OPS(X) \

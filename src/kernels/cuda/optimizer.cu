@@ -33,8 +33,8 @@ __global__ void Sgd(T* p, const T* g, T* buf, int64_t n, T lr, T wd, T mom, T da
 }
 
 template <class T>
-__global__ void Adam(T* p, const T* g, T* m, T* v, int64_t n, T step, T root_bc2, T b1, T b2,
-                     T eps, T wd) {
+__global__ void Adam(T* p, const T* g, T* m, T* v, int64_t n, T step, T root_bc2, T b1, T b2, T eps,
+                     T wd) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const T d = g[i] + wd * p[i];
