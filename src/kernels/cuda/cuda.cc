@@ -143,6 +143,19 @@ void BatchedGemm(const Tensor& a, const Tensor& b, const Tensor& c, int64_t batc
       "cublasGemmStridedBatchedEx");
 }
 
+// A matrix operand as cuBLAS reads it: row-major, or the transpose of a
+// row-major matrix (a Transpose view, read in place with the opposite
+// `trans`); anything else is made dense.
+struct Matrix {
+  Tensor t;
+  bool trans;
+};
+Matrix MatrixOf(const Tensor& t, bool trans) {
+  if (t.ndim() == 2 && !t.is_contiguous() && t.strides()[0] == 1 && t.strides()[1] == t.dim(0))
+    return {t, !trans};
+  return {t.Contiguous(), trans};
+}
+
 }  // namespace
 
 int DeviceCount() {
@@ -287,18 +300,18 @@ void MatMul(const Tensor& a, const Tensor& b, const Tensor& c) {
                      int64_t& stride) {
     if (NumElements(tb) == 1) {
       stride = 0;
-      return t.Reshape({rows, cols}).Contiguous();
+      return MatrixOf(t.Reshape({rows, cols}), false);
     }
     Shape full = batch;
     full.push_back(rows);
     full.push_back(cols);
     stride = rows * cols;
-    return t.BroadcastTo(full).Contiguous();
+    return Matrix{t.BroadcastTo(full).Contiguous(), false};
   };
   int64_t sa = 0, sb = 0;
-  const Tensor ad = operand(a2, abatch, m, k, sa);
-  const Tensor bd = operand(b2, bbatch, k, n, sb);
-  BatchedGemm(ad, bd, c, count, m, n, k, false, false, sa, sb, 1.0f, 0.0f);
+  const Matrix ad = operand(a2, abatch, m, k, sa);
+  const Matrix bd = operand(b2, bbatch, k, n, sb);
+  BatchedGemm(ad.t, bd.t, c, count, m, n, k, ad.trans, bd.trans, sa, sb, 1.0f, 0.0f);
 }
 
 void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bool trans_a,
@@ -315,8 +328,8 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bo
       Fill(y, 0);
     return;
   }
-  BatchedGemm(a.Contiguous(), b.Contiguous(), y, 1, m, n, k, trans_a, trans_b, 0, 0, alpha,
-              add_c ? beta : 0.0f);
+  const Matrix ma = MatrixOf(a, trans_a), mb = MatrixOf(b, trans_b);
+  BatchedGemm(ma.t, mb.t, y, 1, m, n, k, ma.trans, mb.trans, 0, 0, alpha, add_c ? beta : 0.0f);
 }
 
 void SgdUpdate(int device, DType dtype, void* p, const void* g, void* buf, int64_t n, double lr,
