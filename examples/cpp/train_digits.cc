@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%s mode on %s: %.2f s for %d epochs; test accuracy %.4f\n",
-                eager ? "eager" : "graph", device.ToString().c_str(), secs, epochs, test_acc.back());
+                eager ? "eager" : "graph", device.ToString().c_str(), secs, epochs,
+                test_acc.back());
 
     std::filesystem::path p(plot);
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());

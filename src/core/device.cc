@@ -25,9 +25,9 @@ Device Device::Cuda(int index) {
   SINGA_CHECK(NumCudaGpus() > 0, UnsupportedOp,
               "CUDA device requested, but no GPU is visible to this process (no NVIDIA driver "
               "or GPU, or CUDA_VISIBLE_DEVICES hides them)");
-  SINGA_CHECK(index >= 0 && index < NumCudaGpus(), UnsupportedOp,
-              "CUDA device " << index << " requested; this machine has " << NumCudaGpus()
-                             << " GPU(s)");
+  SINGA_CHECK(
+      index >= 0 && index < NumCudaGpus(), UnsupportedOp,
+      "CUDA device " << index << " requested; this machine has " << NumCudaGpus() << " GPU(s)");
   return Device{DeviceType::kCuda, index};
 }
 

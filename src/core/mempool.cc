@@ -102,9 +102,8 @@ void* MemPool::Malloc(size_t bytes) {
     if (!p) {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.current_bytes -= size;
-      throw MemoryError(std::string("out of memory: the ") +
-                        (backend_.alloc ? "GPU" : "system") + " refused " + std::to_string(size) +
-                        " bytes");
+      throw MemoryError(std::string("out of memory: the ") + (backend_.alloc ? "GPU" : "system") +
+                        " refused " + std::to_string(size) + " bytes");
     }
   }
   if (poison_) {

@@ -454,7 +454,7 @@ SINGA_REGISTER_OP(Relu, NoAttrs)
     .dtypes(dtypes::kSignedNumeric)
     .infer(SameAsInput(0))
     .kernel(ReluFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const NoAttrs& a) { cuda::UnaryOp(cuda::Unary::kRelu, k.input(0), k.output(0)); }, ops::kCudaFloats)
+        SINGA_CUDA_KERNEL(ops::CudaUnary<cuda::Unary::kRelu, NoAttrs>, ops::kCudaFloats)
     .reference(ReluRef)
     .backward(ReluBackward);
 SINGA_REGISTER_OP(LeakyRelu, LeakyReluAttrs)
@@ -464,8 +464,11 @@ SINGA_REGISTER_OP(LeakyRelu, LeakyReluAttrs)
     .attr("alpha", &LeakyReluAttrs::alpha)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(LeakyReluFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const LeakyReluAttrs& a) { cuda::UnaryOp(cuda::Unary::kLeakyRelu, k.input(0), k.output(0), a.alpha); }, ops::kCudaFloats)
+    .kernel(LeakyReluFast) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const LeakyReluAttrs& a) {
+          cuda::UnaryOp(cuda::Unary::kLeakyRelu, k.input(0), k.output(0), a.alpha);
+        },
+        ops::kCudaFloats)
     .reference(LeakyReluRef)
     .backward(LeakyReluBackward);
 SINGA_REGISTER_OP(PRelu, NoAttrs)
@@ -493,8 +496,11 @@ SINGA_REGISTER_OP(Elu, EluAttrs)
     .attr("alpha", &EluAttrs::alpha)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(EluFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const EluAttrs& a) { cuda::UnaryOp(cuda::Unary::kElu, k.input(0), k.output(0), a.alpha); }, ops::kCudaFloats)
+    .kernel(EluFast) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const EluAttrs& a) {
+          cuda::UnaryOp(cuda::Unary::kElu, k.input(0), k.output(0), a.alpha);
+        },
+        ops::kCudaFloats)
     .reference(EluRef)
     .backward(EluBackward);
 SINGA_REGISTER_OP(Selu, SeluAttrs)
@@ -505,8 +511,11 @@ SINGA_REGISTER_OP(Selu, SeluAttrs)
     .attr("gamma", &SeluAttrs::gamma)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(SeluFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const SeluAttrs& a) { cuda::UnaryOp(cuda::Unary::kSelu, k.input(0), k.output(0), a.alpha, a.gamma); }, ops::kCudaFloats)
+    .kernel(SeluFast) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const SeluAttrs& a) {
+          cuda::UnaryOp(cuda::Unary::kSelu, k.input(0), k.output(0), a.alpha, a.gamma);
+        },
+        ops::kCudaFloats)
     .reference(SeluRef)
     .backward(SeluBackward);
 SINGA_REGISTER_OP(Celu, EluAttrs)
@@ -535,7 +544,7 @@ SINGA_REGISTER_OP(Sigmoid, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(SigmoidFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const NoAttrs& a) { cuda::UnaryOp(cuda::Unary::kSigmoid, k.input(0), k.output(0)); }, ops::kCudaFloats)
+        SINGA_CUDA_KERNEL(ops::CudaUnary<cuda::Unary::kSigmoid, NoAttrs>, ops::kCudaFloats)
     .reference(SigmoidRef)
     .backward(SigmoidBackward);
 SINGA_REGISTER_OP(HardSigmoid, HardSigmoidAttrs)
@@ -546,8 +555,11 @@ SINGA_REGISTER_OP(HardSigmoid, HardSigmoidAttrs)
     .attr("beta", &HardSigmoidAttrs::beta)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(HardSigmoidFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const HardSigmoidAttrs& a) { cuda::UnaryOp(cuda::Unary::kHardSigmoid, k.input(0), k.output(0), a.alpha, a.beta); }, ops::kCudaFloats)
+    .kernel(HardSigmoidFast) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const HardSigmoidAttrs& a) {
+          cuda::UnaryOp(cuda::Unary::kHardSigmoid, k.input(0), k.output(0), a.alpha, a.beta);
+        },
+        ops::kCudaFloats)
     .reference(HardSigmoidRef)
     .backward(HardSigmoidBackward);
 SINGA_REGISTER_OP(HardSwish, NoAttrs)
@@ -557,7 +569,7 @@ SINGA_REGISTER_OP(HardSwish, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(HardSwishFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const NoAttrs& a) { cuda::UnaryOp(cuda::Unary::kHardSwish, k.input(0), k.output(0)); }, ops::kCudaFloats)
+        SINGA_CUDA_KERNEL(ops::CudaUnary<cuda::Unary::kHardSwish, NoAttrs>, ops::kCudaFloats)
     .reference(HardSwishRef)
     .backward(HardSwishBackward);
 SINGA_REGISTER_OP(Softplus, NoAttrs)
@@ -567,7 +579,7 @@ SINGA_REGISTER_OP(Softplus, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(SoftplusForward)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const NoAttrs& a) { cuda::UnaryOp(cuda::Unary::kSoftplus, k.input(0), k.output(0)); }, ops::kCudaFloats)
+        SINGA_CUDA_KERNEL(ops::CudaUnary<cuda::Unary::kSoftplus, NoAttrs>, ops::kCudaFloats)
     .backward(SoftplusBackward);
 SINGA_REGISTER_OP(Softsign, NoAttrs)
     .since_opset(1)
@@ -576,7 +588,7 @@ SINGA_REGISTER_OP(Softsign, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
     .kernel(SoftsignForward)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const NoAttrs& a) { cuda::UnaryOp(cuda::Unary::kSoftsign, k.input(0), k.output(0)); }, ops::kCudaFloats)
+        SINGA_CUDA_KERNEL(ops::CudaUnary<cuda::Unary::kSoftsign, NoAttrs>, ops::kCudaFloats)
     .backward(SoftsignBackward);
 SINGA_REGISTER_OP(ThresholdedRelu, ThresholdedReluAttrs)
     .since_opset(10)
@@ -602,8 +614,12 @@ SINGA_REGISTER_OP(Gelu, GeluAttrs)
     .attr("approximate", &GeluAttrs::approximate)
     .dtypes(dtypes::kFloats)
     .infer(GeluInfer)
-    .kernel(GeluFast)
-    SINGA_CUDA_KERNEL([](KernelCtx& k, const GeluAttrs& a) { cuda::UnaryOp(a.approximate == "tanh" ? cuda::Unary::kGeluTanh : cuda::Unary::kGelu, k.input(0), k.output(0)); }, ops::kCudaFloats)
+    .kernel(GeluFast) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const GeluAttrs& a) {
+          cuda::UnaryOp(a.approximate == "tanh" ? cuda::Unary::kGeluTanh : cuda::Unary::kGelu,
+                        k.input(0), k.output(0));
+        },
+        ops::kCudaFloats)
     .reference(GeluRef)
     .backward(GeluBackward);
 SINGA_REGISTER_OP(Shrink, ShrinkAttrs)

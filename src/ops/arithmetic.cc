@@ -130,9 +130,7 @@ SINGA_REGISTER_OP(Add, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<AddOp>)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kAdd, k.input(0), k.input(1), k.output(0)); },
-                      ops::kCudaMath)
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kAdd, NoAttrs>, ops::kCudaMath)
     .backward(AddBackward<NoAttrs>);
 SINGA_REGISTER_OP(Sub, NoAttrs)
     .since_opset(7)
@@ -141,9 +139,7 @@ SINGA_REGISTER_OP(Sub, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<SubOp>)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kSub, k.input(0), k.input(1), k.output(0)); },
-                      ops::kCudaMath)
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kSub, NoAttrs>, ops::kCudaMath)
     .backward(SubBackward<NoAttrs>);
 SINGA_REGISTER_OP(Mul, NoAttrs)
     .since_opset(7)
@@ -152,9 +148,7 @@ SINGA_REGISTER_OP(Mul, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(ArithmeticForward<MulOp>)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kMul, k.input(0), k.input(1), k.output(0)); },
-                      ops::kCudaMath)
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kMul, NoAttrs>, ops::kCudaMath)
     .backward(MulBackward<NoAttrs>);
 SINGA_REGISTER_OP(Div, NoAttrs)
     .since_opset(7)
@@ -163,9 +157,7 @@ SINGA_REGISTER_OP(Div, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(DivForward)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kDiv, k.input(0), k.input(1), k.output(0)); },
-                      ops::kCudaFloats)
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kDiv, NoAttrs>, ops::kCudaFloats)
     .backward(DivBackward<NoAttrs>);
 
 }  // namespace singa

@@ -145,8 +145,7 @@ TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
           .attr("to", &CastAttrs::to, true)
           .dtypes(CastTypes())
           .infer(CastInfer)
-          .kernel(CastForward)
-          SINGA_CUDA_KERNEL(CastCuda, ops::kCudaCopy)
+          .kernel(CastForward) SINGA_CUDA_KERNEL(CastCuda, ops::kCudaCopy)
           .backward(CastBackward);
       if (v >= 19) b.attr("saturate", &CastAttrs::saturate);
       if (v >= 24) b.attr("round_mode", &CastAttrs::round_mode);
@@ -158,8 +157,7 @@ TensorList CastBackward(const GradCtx& g, const CastAttrs&) {
           .dtypes(CastTypes(), {0})
           .dtypes(CastTypes(), {1})
           .infer(CastLikeInfer)
-          .kernel(CastForward)
-          SINGA_CUDA_KERNEL(CastCuda, ops::kCudaCopy)
+          .kernel(CastForward) SINGA_CUDA_KERNEL(CastCuda, ops::kCudaCopy)
           .backward(CastBackward);
       if (v >= 19) b.attr("saturate", &CastAttrs::saturate);
       if (v >= 24) b.attr("round_mode", &CastAttrs::round_mode);

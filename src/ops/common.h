@@ -18,6 +18,18 @@
 
 namespace singa::ops {
 
+#if SINGA_CUDA
+// The GPU kernels of unary and binary elementwise ops (Relu, Add, Less, ...).
+template <cuda::Unary op, class A>
+void CudaUnary(KernelCtx& k, const A&) {
+  cuda::UnaryOp(op, k.input(0), k.output(0));
+}
+template <cuda::Binary op, class A>
+void CudaBinary(KernelCtx& k, const A&) {
+  cuda::BinaryOp(op, k.input(0), k.input(1), k.output(0));
+}
+#endif
+
 // The dtypes of the GPU's elementwise kernels.
 inline const std::vector<DType> kCudaFloats = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
                                                DType::kBFloat16};
@@ -26,8 +38,8 @@ inline const std::vector<DType> kCudaCopy = {
     DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
     DType::kUInt8,   DType::kInt16,   DType::kUInt16,  DType::kInt32,    DType::kUInt32,
     DType::kInt64,   DType::kUInt64,  DType::kBool};
-inline const std::vector<DType> kCudaMath = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
-                                             DType::kBFloat16, DType::kInt32, DType::kInt64};
+inline const std::vector<DType> kCudaMath = {DType::kFloat32,  DType::kFloat64, DType::kFloat16,
+                                             DType::kBFloat16, DType::kInt32,   DType::kInt64};
 
 // Every dtype but bfloat16: the type lists of op versions from before ONNX
 // added bfloat16 to them.

@@ -27,13 +27,6 @@ void CompareForward(KernelCtx& k, const NoAttrs&) {
 
 SpecList Infer(const InferCtx& c, const NoAttrs&) { return ops::BroadcastSpec(c, DType::kBool); }
 
-#if SINGA_CUDA
-template <cuda::Binary op>
-void CudaCompare(KernelCtx& k, const NoAttrs&) {
-  cuda::BinaryOp(op, k.input(0), k.input(1), k.output(0));
-}
-#endif
-
 }  // namespace
 
 // Each registration is the oldest version with today's meaning (7 brought
@@ -45,7 +38,7 @@ SINGA_REGISTER_OP(Equal, NoAttrs)
     .dtypes(dtypes::kAll, {0, 1})
     .infer(Infer)
     .kernel(CompareForward<std::equal_to<>>)
-    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kEqual>, ops::kCudaMath);
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kEqual, NoAttrs>, ops::kCudaMath);
 SINGA_REGISTER_OP(Less, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
@@ -53,7 +46,7 @@ SINGA_REGISTER_OP(Less, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(CompareForward<std::less<>>)
-    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kLess>, ops::kCudaMath);
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kLess, NoAttrs>, ops::kCudaMath);
 SINGA_REGISTER_OP(Greater, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
@@ -61,7 +54,7 @@ SINGA_REGISTER_OP(Greater, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(CompareForward<std::greater<>>)
-    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kGreater>, ops::kCudaMath);
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kGreater, NoAttrs>, ops::kCudaMath);
 SINGA_REGISTER_OP(LessOrEqual, NoAttrs)
     .since_opset(12)
     .inputs({"A", "B"})
@@ -69,7 +62,7 @@ SINGA_REGISTER_OP(LessOrEqual, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(CompareForward<std::less_equal<>>)
-    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kLessOrEqual>, ops::kCudaMath);
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kLessOrEqual, NoAttrs>, ops::kCudaMath);
 SINGA_REGISTER_OP(GreaterOrEqual, NoAttrs)
     .since_opset(12)
     .inputs({"A", "B"})
@@ -77,6 +70,6 @@ SINGA_REGISTER_OP(GreaterOrEqual, NoAttrs)
     .dtypes(dtypes::kNumeric, {0, 1})
     .infer(Infer)
     .kernel(CompareForward<std::greater_equal<>>)
-    SINGA_CUDA_KERNEL(CudaCompare<cuda::Binary::kGreaterOrEqual>, ops::kCudaMath);
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kGreaterOrEqual, NoAttrs>, ops::kCudaMath);
 
 }  // namespace singa

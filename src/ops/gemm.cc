@@ -125,8 +125,7 @@ SpecList Gemm6Infer(const InferCtx& c, const GemmAttrs& a) {
           .attr("transB", &GemmAttrs::transB)
           .dtypes(GemmTypes(v >= 13), {0, 1, 2})
           .infer(v >= 7 ? GemmInfer : Gemm6Infer)
-          .kernel(GemmForward)
-          SINGA_CUDA_KERNEL(
+          .kernel(GemmForward) SINGA_CUDA_KERNEL(
               [](KernelCtx& k, const GemmAttrs& a) {
                 cuda::Gemm(k.input(0), k.input(1), k.has_input(2) ? k.input(2) : Tensor(),
                            k.output(0), a.transA, a.transB, a.alpha, a.beta);

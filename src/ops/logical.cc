@@ -38,9 +38,7 @@ SINGA_REGISTER_OP(And, NoAttrs)
     .dtypes(kBool, {0, 1})
     .infer(Infer)
     .kernel(LogicalForward<AndOp>)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kAnd, k.input(0), k.input(1), k.output(0)); },
-                      {DType::kBool});
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kAnd, NoAttrs>, {DType::kBool});
 SINGA_REGISTER_OP(Or, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
@@ -48,9 +46,7 @@ SINGA_REGISTER_OP(Or, NoAttrs)
     .dtypes(kBool, {0, 1})
     .infer(Infer)
     .kernel(LogicalForward<OrOp>)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kOr, k.input(0), k.input(1), k.output(0)); },
-                      {DType::kBool});
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kOr, NoAttrs>, {DType::kBool});
 SINGA_REGISTER_OP(Xor, NoAttrs)
     .since_opset(7)
     .inputs({"A", "B"})
@@ -58,9 +54,7 @@ SINGA_REGISTER_OP(Xor, NoAttrs)
     .dtypes(kBool, {0, 1})
     .infer(Infer)
     .kernel(LogicalForward<XorOp>)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::BinaryOp(cuda::Binary::kXor, k.input(0), k.input(1), k.output(0)); },
-                      {DType::kBool});
+        SINGA_CUDA_KERNEL(ops::CudaBinary<cuda::Binary::kXor, NoAttrs>, {DType::kBool});
 SINGA_REGISTER_OP(Not, NoAttrs)
     .since_opset(1)
     .inputs({"X"})

@@ -106,9 +106,9 @@ SINGA_REGISTER_OP(MatMul, NoAttrs)
     .dtypes(MatMulTypes(), {0, 1})
     .infer(MatMulInfer)
     .kernel(MatMulForward)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::MatMul(k.input(0), k.input(1), k.output(0)); },
-                      ops::kCudaFloats)
+        SINGA_CUDA_KERNEL([](KernelCtx& k,
+                             const NoAttrs&) { cuda::MatMul(k.input(0), k.input(1), k.output(0)); },
+                          ops::kCudaFloats)
     .reference(MatMulReference)
     .backward(MatMulBackward)
     .flops([](const std::vector<Shape>& in, const Shape& out) {

@@ -399,8 +399,7 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
       .attr("keepdims", &ReduceAttrs::keepdims)
       .dtypes(types)
       .infer(ReduceInfer)
-      .kernel(ReduceForward<K>)
-      SINGA_CUDA_KERNEL(ReduceCuda<K>, CudaTypes<K>())
+      .kernel(ReduceForward<K>) SINGA_CUDA_KERNEL(ReduceCuda<K>, CudaTypes<K>())
       .backward(ReduceBackward<K>);
   OpBuilder<ReduceAttrs>(name)
       .since_opset(input_axes_since)
@@ -410,8 +409,7 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
       .attr("noop_with_empty_axes", &ReduceAttrs::noop_with_empty_axes)
       .dtypes(types)
       .infer(ReduceInfer)
-      .kernel(ReduceForward<K>)
-      SINGA_CUDA_KERNEL(ReduceCuda<K>, CudaTypes<K>())
+      .kernel(ReduceForward<K>) SINGA_CUDA_KERNEL(ReduceCuda<K>, CudaTypes<K>())
       .backward(ReduceBackward<K>);
 }
 

@@ -193,19 +193,15 @@ Tensor ZeroGrad(const Tensor& x, const Tensor&, const Tensor&) { return grad::Ze
 // Each registration is the oldest version with today's meaning (version 6
 // dropped consumed_inputs; later versions only added dtypes).
 // On a GPU every one runs the float kernel of cuda::Unary::kNAME.
-#define SINGA_UNARY_OP(NAME, SINCE, IN, OUT, TYPES, GRAD, ...)                 \
-  SINGA_REGISTER_OP(NAME, NoAttrs)                                             \
-      .since_opset(SINCE)                                                      \
-      .inputs({IN})                                                            \
-      .outputs({OUT})                                                          \
-      .dtypes(TYPES)                                                           \
-      .infer(SameAsInput(0))                                                   \
-      .kernel(UnaryForward<__VA_ARGS__>)                                       \
-      SINGA_CUDA_KERNEL(                                                       \
-          [](KernelCtx& k, const NoAttrs&) {                                   \
-            cuda::UnaryOp(cuda::Unary::k##NAME, k.input(0), k.output(0));      \
-          },                                                                   \
-          ops::kCudaFloats)                                                    \
+#define SINGA_UNARY_OP(NAME, SINCE, IN, OUT, TYPES, GRAD, ...)                               \
+  SINGA_REGISTER_OP(NAME, NoAttrs)                                                           \
+      .since_opset(SINCE)                                                                    \
+      .inputs({IN})                                                                          \
+      .outputs({OUT})                                                                        \
+      .dtypes(TYPES)                                                                         \
+      .infer(SameAsInput(0))                                                                 \
+      .kernel(UnaryForward<__VA_ARGS__>)                                                     \
+          SINGA_CUDA_KERNEL(ops::CudaUnary<cuda::Unary::k##NAME, NoAttrs>, ops::kCudaFloats) \
       .backward(UnaryBackward<GRAD>)
 
 SINGA_UNARY_OP(Abs, 6, "X", "Y", dtypes::kNumeric, AbsGrad, AbsOp, true);

@@ -65,10 +65,11 @@ SINGA_REGISTER_OP(Where, NoAttrs)
     .dtypes(kBool, {0})
     .dtypes(dtypes::kAll, {1, 2})
     .infer(Infer)
-    .kernel(WhereForward)
-    SINGA_CUDA_KERNEL([](KernelCtx& k,
-                         const NoAttrs&) { cuda::Where(k.input(0), k.input(1), k.input(2), k.output(0)); },
-                      {DType::kBool})
+    .kernel(WhereForward) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const NoAttrs&) {
+          cuda::Where(k.input(0), k.input(1), k.input(2), k.output(0));
+        },
+        {DType::kBool})
     .backward(WhereBackward);
 
 }  // namespace singa

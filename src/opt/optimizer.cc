@@ -81,8 +81,8 @@ void Optimizer::Update(const Tensor& param, const Tensor& grad) {
   param.device().Exec(
       [this, p = param.Detach(), g, slots = s.tensors, count = s.count, step = step_]() mutable {
         if (p.device().type == DeviceType::kCuda && updates_on_gpu()) {
-          UpdateArgs a{p.dtype(),     p.raw_data(), g.raw_data(), {}, p.numel(), (*lr_)(*step),
-                       *count,        p.device().index};
+          UpdateArgs a{p.dtype(), p.raw_data(),  g.raw_data(), {},
+                       p.numel(), (*lr_)(*step), *count,       p.device().index};
           for (const Tensor& t : slots) a.slots.push_back(t.raw_data());
           Apply(a);
           ++*count;
@@ -95,8 +95,8 @@ void Optimizer::Update(const Tensor& param, const Tensor& grad) {
         const Tensor hg = g.ToDevice(host);
         TensorList hs;
         for (const Tensor& t : slots) hs.push_back(t.ToDevice(host));
-        UpdateArgs a{hp.dtype(), hp.raw_data(), hg.raw_data(), {}, hp.numel(), (*lr_)(*step),
-                     *count};
+        UpdateArgs a{hp.dtype(), hp.raw_data(), hg.raw_data(), {},
+                     hp.numel(), (*lr_)(*step), *count};
         for (const Tensor& t : hs) a.slots.push_back(t.raw_data());
         Apply(a);
         ++*count;

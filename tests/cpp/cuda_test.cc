@@ -85,10 +85,10 @@ const std::vector<DType> kFloats = {DType::kFloat32, DType::kFloat16, DType::kBF
 TEST(Cuda, UnaryKernelsMatchTheCpu) {
   SKIP_WITHOUT_GPU();
   const std::vector<std::string> ops = {
-      "Abs",  "Neg",  "Exp",  "Log",   "Sqrt",  "Reciprocal", "Sin",     "Cos",       "Tan",
-      "Asin", "Acos", "Atan", "Sinh",  "Cosh",  "Tanh",       "Asinh",   "Acosh",     "Atanh",
-      "Ceil", "Floor", "Round", "Sign", "Erf", "Relu", "Sigmoid", "HardSwish", "Softplus",
-      "Softsign"};
+      "Abs",  "Neg",   "Exp",   "Log",     "Sqrt",      "Reciprocal", "Sin",
+      "Cos",  "Tan",   "Asin",  "Acos",    "Atan",      "Sinh",       "Cosh",
+      "Tanh", "Asinh", "Acosh", "Atanh",   "Ceil",      "Floor",      "Round",
+      "Sign", "Erf",   "Relu",  "Sigmoid", "HardSwish", "Softplus",   "Softsign"};
   for (const std::string& op : ops) {
     CheckRow({op, {{3, 4, 5}}, {}, kFloats});
     CheckRow({op, {{7}}, {}, kFloats});  // a tail after the 16-byte packs
@@ -117,8 +117,8 @@ TEST(Cuda, BinaryKernelsBroadcastLikeTheCpu) {
     for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
       CheckRow({op, s, {}, {DType::kFloat32, DType::kInt64}});
   }
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "LessOrEqual",
-                         "GreaterOrEqual"})
+  for (const char* op :
+       {"Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
     EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
 }
 
@@ -141,10 +141,11 @@ TEST(Cuda, WhereAndLogicOnTheGpu) {
 TEST(Cuda, MatrixProductsThroughCublas) {
   SKIP_WITHOUT_GPU();
   const std::vector<std::vector<Shape>> shapes = {
-      {{3, 4}, {4, 5}},      {{64, 96}, {96, 80}},       {{2, 64, 96}, {96, 80}},
-      {{64, 96}, {3, 96, 80}}, {{2, 1, 7, 9}, {3, 9, 5}}, {{96}, {2, 96, 80}},
-      {{2, 64, 96}, {96}},   {{96}, {96}},               {{0, 8}, {8, 5}},
-      {{4, 0}, {0, 5}}};
+      {{3, 4}, {4, 5}},          {{64, 96}, {96, 80}},
+      {{2, 64, 96}, {96, 80}},   {{64, 96}, {3, 96, 80}},
+      {{2, 1, 7, 9}, {3, 9, 5}}, {{96}, {2, 96, 80}},
+      {{2, 64, 96}, {96}},       {{96}, {96}},
+      {{0, 8}, {8, 5}},          {{4, 0}, {0, 5}}};
   for (const auto& s : shapes) CheckRow({"MatMul", s, {}, kFloats});
   for (int64_t ta : {0, 1})
     for (int64_t tb : {0, 1}) {
@@ -217,9 +218,8 @@ TEST(Cuda, OpsWithoutGpuKernelsRunOnTheCpuWithCopies) {
 // A two-layer classifier trained by plain SGD with autograd: the losses of
 // every step on the GPU match the CPU's.
 std::vector<float> TrainLosses(Device device, int steps) {
-  TensorList params = {RandomTensor({8, 16}, DType::kFloat32, 1, -0.5, 0.5),
-                       Tensor::Zeros({16}), RandomTensor({16, 4}, DType::kFloat32, 2, -0.5, 0.5),
-                       Tensor::Zeros({4})};
+  TensorList params = {RandomTensor({8, 16}, DType::kFloat32, 1, -0.5, 0.5), Tensor::Zeros({16}),
+                       RandomTensor({16, 4}, DType::kFloat32, 2, -0.5, 0.5), Tensor::Zeros({4})};
   for (Tensor& p : params) p = p.ToDevice(device);
   const Tensor x = RandomTensor({32, 8}, DType::kFloat32, 3).ToDevice(device);
   std::vector<int64_t> labels(32);
@@ -260,8 +260,14 @@ TEST(Cuda, OptimizersUpdateOnTheGpuAsOnTheCpu) {
   SKIP_WITHOUT_GPU();
   using Make = std::function<std::shared_ptr<opt::Optimizer>()>;
   const std::vector<std::pair<std::string, Make>> optimizers = {
-      {"SGD", [] { return std::make_shared<opt::SGD>(opt::SGD::Options{0.1, 0.9, 0, 1e-3, true}); }},
-      {"Adam", [] { return std::make_shared<opt::Adam>(opt::Adam::Options{1e-2, 0.9, 0.999, 1e-8, 1e-3}); }},
+      {"SGD",
+       [] {
+         return std::make_shared<opt::SGD>(opt::SGD::Options{0.1, 0.9, 0, 1e-3, true});
+       }},
+      {"Adam",
+       [] {
+         return std::make_shared<opt::Adam>(opt::Adam::Options{1e-2, 0.9, 0.999, 1e-8, 1e-3});
+       }},
   };
   for (const auto& [name, make] : optimizers) {
     auto run = [&](Device d) {

@@ -140,8 +140,8 @@ void CheckGrads(const std::string& op, const std::vector<Shape>& shapes, const A
   }
   if (HasGpu()) {
     // The backward's ops on the GPU (dy is drawn on the host from the same seed).
-    const TensorList gpu = Grads(op, OnDevice(inputs, Device::Cuda(0)), attrs,
-                                 KernelVariant::kFast, num_outputs, opset);
+    const TensorList gpu = Grads(op, OnDevice(inputs, Device::Cuda(0)), attrs, KernelVariant::kFast,
+                                 num_outputs, opset);
     ExpectSameOnGpu(gpu, fast, rtol, atol, op + " gradients");
   }
 }

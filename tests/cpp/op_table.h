@@ -1,9 +1,9 @@
 // C++ op-table rows for kernels that have a fast (oneDNN) and a plain-loop
 // reference implementation. CheckRow runs a row for each of its dtypes and
 // checks: fast == reference (within the row's tolerance), the same result
-// with non-contiguous inputs and on a GPU (when there is one), and (for rows with a zero-sized dimension) an
-// output of the inferred empty shape. Value correctness against an
-// independent oracle is in tests/python/test_ops.py.
+// with non-contiguous inputs and on a GPU (when there is one), and (for rows with a zero-sized
+// dimension) an output of the inferred empty shape. Value correctness against an independent oracle
+// is in tests/python/test_ops.py.
 //
 //   CheckRow({"Conv", {{1, 3, 8, 8}, {4, 3, 3, 3}}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}});
 #pragma once

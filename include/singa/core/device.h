@@ -155,9 +155,9 @@ namespace internal {
 // What the GPU backend (src/kernels/cuda, in builds with CUDA) gives the
 // core; it registers itself when the library loads.
 struct GpuBackend {
-  int (*count)();                     // GPUs visible
+  int (*count)();                      // GPUs visible
   DeviceRuntime& (*runtime)(int gpu);  // created on first use
-  void (*sync)(int gpu);              // waits for the GPU's stream
+  void (*sync)(int gpu);               // waits for the GPU's stream
 };
 void SetGpuBackend(const GpuBackend* backend);
 std::shared_ptr<Block> BlockOf(const Tensor& t);

@@ -192,7 +192,6 @@ std::string DeviceName(int index) {
 }
 
 bool CopyDType(DType dtype) { return kernels::CopyDType(static_cast<int>(dtype)); }
-bool MathDType(DType dtype) { return kernels::MathDType(static_cast<int>(dtype)); }
 
 void Copy(const Tensor& src, const Tensor& dst) {
   SINGA_CHECK(CopyDType(src.dtype()) && CopyDType(dst.dtype()), DTypeError,

@@ -29,9 +29,8 @@ void Sync(int index);
 // "NVIDIA H200 (sm_90, 139 GiB)".
 std::string DeviceName(int index);
 
-// Whether the GPU kernels below take a dtype.
+// Whether a GPU holds a dtype (numeric and bool; not strings, float8, 4-bit).
 bool CopyDType(DType dtype);
-bool MathDType(DType dtype);
 
 // dst = src converted to dst's dtype and broadcast to dst's shape; either may
 // be on the host. A copy to the host waits for the GPU.

@@ -161,44 +161,15 @@ int Blocks(int64_t n) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
-// Calls f(Tag<T>{}) with T the C++ type of `code`, among `Types`.
+// A type as a value: the Visit functions call f(Tag<T>{}), T the C++ type of
+// a dtype code.
 template <class T>
 struct Tag {
   using type = T;
 };
-template <class F>
-void VisitAll(int code, F&& f) {
-  switch (code) {
-    case kF32:
-      return f(Tag<float>{});
-    case kF64:
-      return f(Tag<double>{});
-    case kF16:
-      return f(Tag<__half>{});
-    case kBF16:
-      return f(Tag<__nv_bfloat16>{});
-    case kI8:
-      return f(Tag<int8_t>{});
-    case kU8:
-      return f(Tag<uint8_t>{});
-    case kI16:
-      return f(Tag<int16_t>{});
-    case kU16:
-      return f(Tag<uint16_t>{});
-    case kI32:
-      return f(Tag<int32_t>{});
-    case kU32:
-      return f(Tag<uint32_t>{});
-    case kI64:
-      return f(Tag<int64_t>{});
-    case kU64:
-      return f(Tag<uint64_t>{});
-    case kBool:
-      return f(Tag<bool>{});
-    default:
-      throw std::runtime_error("CUDA kernels: unsupported dtype code " + std::to_string(code));
-  }
-}
+// The dtype families of the kernels, each adding to the one before: floats
+// (16-bit ones compute in float), arithmetic (plus int32 and int64), and
+// every dtype a copy takes.
 template <class F>
 void VisitFloat(int code, F&& f) {
   switch (code) {
@@ -211,7 +182,7 @@ void VisitFloat(int code, F&& f) {
     case kBF16:
       return f(Tag<__nv_bfloat16>{});
     default:
-      throw std::runtime_error("CUDA kernels: not a float dtype code " + std::to_string(code));
+      throw std::runtime_error("CUDA kernels: no kernel for dtype code " + std::to_string(code));
   }
 }
 template <class F>
@@ -223,6 +194,27 @@ void VisitMath(int code, F&& f) {
       return f(Tag<int64_t>{});
     default:
       return VisitFloat(code, f);
+  }
+}
+template <class F>
+void VisitAll(int code, F&& f) {
+  switch (code) {
+    case kI8:
+      return f(Tag<int8_t>{});
+    case kU8:
+      return f(Tag<uint8_t>{});
+    case kI16:
+      return f(Tag<int16_t>{});
+    case kU16:
+      return f(Tag<uint16_t>{});
+    case kU32:
+      return f(Tag<uint32_t>{});
+    case kU64:
+      return f(Tag<uint64_t>{});
+    case kBool:
+      return f(Tag<bool>{});
+    default:
+      return VisitMath(code, f);
   }
 }
 int Bytes(int code) {
@@ -622,11 +614,6 @@ bool CopyDType(int dtype) {
     default:
       return false;
   }
-}
-bool CastDType(int dtype) { return CopyDType(dtype); }
-bool MathDType(int dtype) {
-  return dtype == kF32 || dtype == kF64 || dtype == kF16 || dtype == kBF16 || dtype == kI32 ||
-         dtype == kI64;
 }
 
 void Copy(const View& src, const View& dst, void* stream) {

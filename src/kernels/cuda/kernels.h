@@ -41,11 +41,8 @@ enum class Binary : int {
 };
 #undef SINGA_CUDA_ENUMERATOR
 
-// Whether the kernels handle a dtype: as a copy (any dtype of 1, 2, 4 or 8
-// bytes), as a cast source or target, as arithmetic.
+// Whether the kernels handle a dtype in copies and casts (numeric and bool).
 bool CopyDType(int dtype);
-bool CastDType(int dtype);
-bool MathDType(int dtype);
 
 // dst[i] = convert(src[i]) over dst's shape; src has dst's rank.
 void Copy(const View& src, const View& dst, void* stream);
