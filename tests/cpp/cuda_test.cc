@@ -269,7 +269,9 @@ TEST(Cuda, OptimizersUpdateOnTheGpuAsOnTheCpu) {
          return std::make_shared<opt::Adam>(opt::Adam::Options{1e-2, 0.9, 0.999, 1e-8, 1e-3});
        }},
   };
-  for (const auto& [name, make] : optimizers) {
+  for (const auto& entry : optimizers) {
+    const std::string& name = entry.first;
+    const Make& make = entry.second;
     auto run = [&](Device d) {
       std::shared_ptr<opt::Optimizer> o = make();
       Tensor p = RandomTensor({1000}, DType::kFloat32, 5).ToDevice(d);
