@@ -188,7 +188,9 @@ Tensor ParseNpy(std::string_view b, const std::string& what) {
   // Fortran order: the data is the C-order array of the reversed shape.
   // The size the header promises, checked against the file before anything
   // is allocated (a corrupt header must not ask for exabytes).
-  const size_t item = dtype == DType::kString ? 4 * unicode_chars : SizeOf(dtype);
+  size_t item = SizeOf(dtype);
+  SINGA_CHECK(dtype != DType::kString || !__builtin_mul_overflow(unicode_chars, size_t{4}, &item),
+              IOError, what << ": string dtype '" << descr << "' is too long");
   size_t want = item;
   int64_t n = 1;
   for (int64_t d : shape) {
@@ -206,7 +208,8 @@ Tensor ParseNpy(std::string_view b, const std::string& what) {
   const char* data = b.data() + data_at;
   if (dtype == DType::kString) {
     std::string* out = t.data<std::string>();
-    std::u32string buf(unicode_chars, U'\0');
+    // Sized only when there are elements: then the file holds them all.
+    std::u32string buf(n > 0 ? unicode_chars : 0, U'\0');
     for (int64_t i = 0; i < n; ++i) {
       std::memcpy(buf.data(), data + i * item, item);
       out[i] = Utf8(buf.data(), unicode_chars);
