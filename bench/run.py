@@ -28,6 +28,7 @@ from singa import _singa
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import onnx_infer  # noqa: E402
+import records  # noqa: E402
 
 
 def median_time(fn, calls: int) -> float:
@@ -294,6 +295,8 @@ def main():
          lambda: onnx_infer.bench_load(compare_many, args.threads, rounds, args.quick)),
         ("ONNX inference peak memory vs onnxruntime (fresh process each)",
          lambda: onnx_infer.bench_memory(args.threads, args.quick)),
+        (records.TIME, lambda: records.bench_time(compare_many, rounds)),
+        (records.MEMORY, lambda: records.bench_memory(rounds)),
         (CONFORMANCE, bench_conformance),
     ]
     if args.quick:
@@ -329,7 +332,7 @@ def main():
 # Sections whose two columns are not singa and its peer's times (bench/dist.py's,
 # the conformance counts): title -> ((first column, second column), (scale, unit)).
 CONFORMANCE = "ONNX backend test cases passed (node, simple, pytorch suites)"
-COLUMNS = {CONFORMANCE: (("singa", "onnxruntime"), (1, "cases"))}
+COLUMNS = {CONFORMANCE: (("singa", "onnxruntime"), (1, "cases")), **records.COLUMNS}
 
 
 def bench_conformance():

@@ -9,9 +9,10 @@
         p -= 0.1 * g
 
 Every function runs registered ops (by their ONNX names) or a C++ loss made
-of ops; while `training` is on, each result remembers the op that made it
-(`Tensor.creator`) and `backward` walks these records back to the tensors
-marked `stores_grad`.
+of ops, and each result remembers the op that made it (`Tensor.creator`),
+in any mode: sonnx.to_onnx walks these records. While `training` is on they
+also keep what backward needs, and `backward` walks them back to the tensors
+marked `stores_grad`; in inference a record keeps no activation alive.
 """
 import sys
 import types
@@ -75,12 +76,15 @@ class Operator:
     """
 
     def __call__(self, *xs):
-        grad = _singa.grad_enabled()
+        # The forward's own ops are not recorded: the Function record is.
+        grad, recording = _singa.grad_enabled(), _singa.recording_enabled()
         _singa.set_grad_enabled(False)
+        _singa.set_recording(False)
         try:
             ys = self.forward(*xs)
         finally:
             _singa.set_grad_enabled(grad)
+            _singa.set_recording(recording)
         single = isinstance(ys, Tensor)
         ys = [ys] if single else list(ys)
         inputs = [_ct(x) for x in xs if isinstance(x, Tensor)]

@@ -65,12 +65,15 @@ class _LayerProtocol:
 
     def __call__(self, *x, **kw):
         if not self.initialized:
-            grad = _singa.grad_enabled()
+            # Parameters are leaves: creating them is never recorded.
+            grad, recording = _singa.grad_enabled(), _singa.recording_enabled()
             _singa.set_grad_enabled(False)
+            _singa.set_recording(False)
             try:
                 self.initialize(*x)
             finally:
                 _singa.set_grad_enabled(grad)
+                _singa.set_recording(recording)
             self._set_initialized()
         return self.forward(*x, **kw)
 
@@ -329,3 +332,11 @@ class CrossEntropy(Layer):
 class BinaryCrossEntropy(Layer):
     def forward(self, x, t):
         return autograd.binary_cross_entropy(x, t)
+
+
+# SINGA 2's names for the layers, still used by the earlier ONNX page's
+# example: autograd.Conv2d(in_channels, out_channels, kernel_size, ...),
+# autograd.Linear(in_features, out_features, bias=...), autograd.MaxPool2d, ...
+for _name in ("Linear", "Conv2d", "BatchNorm2d", "MaxPool2d", "AvgPool2d"):
+    setattr(autograd, _name, globals()[_name])
+del _name

@@ -115,13 +115,16 @@ class _ModelProtocol:
 
     def save_states(self, fpath, aux_states={}):  # noqa: B006 - SINGA's signature
         """Writes parameters, buffers and `aux_states` (name -> Tensor or
-        array) to fpath through a temporary file renamed into place."""
+        array) to fpath in SINGA's checkpoint format (a zip of
+        tensor_dict.npz and states_attr.json, which SINGA 3 loads), through a
+        temporary file renamed into place."""
         aux = {k: _ct(v if isinstance(v, Tensor) else Tensor(data=v, requires_grad=False))
                for k, v in aux_states.items()}
         self._save_states(os.fspath(fpath), aux)
 
     def load_states(self, fpath):
-        """Loads what save_states wrote; names, shapes and dtypes must match
+        """Loads what save_states (or SINGA 3, or the earlier SINGAST1
+        format) wrote; names, shapes and dtypes must match
         (OSError listing every difference otherwise). Returns the aux states."""
         return {k: _wrap(v) for k, v in self._load_states(os.fspath(fpath)).items()}
 

@@ -12,11 +12,13 @@
         def forward(self, *x):
             return super().forward(*x)[0]
 
-    autograd.training = True                       # ops record themselves
-    y = model(x)
+    y = model(x)                                   # ops record themselves, in any mode
     m = sonnx.to_onnx([x], [y])                    # -> onnx.ModelProto
     m = sonnx.to_onnx([x], model)                  # or: runs model.forward(x) recording
     sonnx.save(m, "model.onnx")
+
+    rep = sonnx.prepare("zoo_opset9.onnx", batch_size=4)   # the batch of the placeholder
+    model.compile([tensor.PlaceHolder((4, 3, 224, 224))])  # the same for a SONNXModel
 
 The work happens in C++ (singa._singa.sonnx, include/singa/onnx/sonnx.h):
 prepare reads the model once (opsets, topological order, initializers,
@@ -27,10 +29,12 @@ stores_grad) train. A "layer" for last_layers is a graph node in run order
 (Constant nodes are folded at prepare and do not count). If, Loop and Scan
 (opset 9+) run their subgraphs, which may read values of the enclosing graphs.
 
-to_onnx (C++: singa/onnx/export.h) traces the autograd records back from
-the outputs: given a callable it runs it with tracing on (every op records
-itself); outputs computed with autograd.training on carry the records of
-the ops gradients flow through.
+to_onnx (C++: singa/onnx/export.h) traces the op records back from the
+outputs: every op records itself in any mode (an inference record keeps no
+activation alive), an imported model's planned run and a captured graph
+step record one node each, which the export expands. It writes one opset
+for the whole model: ops recorded in an older form (a model imported at
+opset 7-10, then extended) are upgraded to it, each by its op file.
 
 Errors: UnsupportedOp (a NotImplementedError) for ops, domains or types singa
 does not implement; InvalidModel (a ValueError) for malformed graphs;
@@ -38,6 +42,7 @@ SingaIOError (an OSError) for unreadable files; ShapeError / DTypeError (a
 ValueError) for run inputs that do not fit the model. Each names the node,
 op or input.
 """
+import collections
 import contextlib
 import os
 
@@ -72,14 +77,16 @@ def _device(device):
 def prepare(model, device="CPU", **kwargs):
     """A SingaRep for `model`: an onnx.ModelProto, a path, or serialized bytes.
 
-    kwargs: base_dir, the folder external data is read from when `model` is
+    kwargs: batch_size, the first dimension of every graph input with a
+    fixed one (SINGA's placeholder batch; shapes downstream follow);
+    base_dir, the folder external data is read from when `model` is
     not a path (default: none; a path reads it next to the file);
     memory_limit, the most bytes of tensors the import may allocate
     (device.memory_limit; default: no limit)."""
-    unknown = sorted(set(kwargs) - {"base_dir", "memory_limit"})
+    unknown = sorted(set(kwargs) - {"base_dir", "memory_limit", "batch_size"})
     if unknown:
         raise TypeError(f"sonnx.prepare: unexpected keyword argument {unknown[0]!r} "
-                        f"(it takes base_dir and memory_limit)")
+                        f"(it takes batch_size, base_dir and memory_limit)")
     dev = _device(device)
     base_dir = os.fspath(kwargs.get("base_dir", ""))
     with _limit(kwargs.get("memory_limit"), dev):
@@ -92,7 +99,24 @@ def prepare(model, device="CPU", **kwargs):
         else:
             raise TypeError(f"sonnx.prepare: expected an onnx.ModelProto, a path or bytes, "
                             f"got {type(model).__name__}")
+    if kwargs.get("batch_size") is not None:
+        rep.set_batch_size(int(kwargs["batch_size"]))
     return SingaRep(rep)
+
+
+def update_batch_size(onnx_model, batch_size):
+    """SINGA's helper: sets the first dimension of the graph inputs (those
+    without an initializer) and outputs of `onnx_model` to batch_size, in
+    place, and returns the model; prepare then takes that batch."""
+    inits = {i.name for i in onnx_model.graph.initializer}
+    for v in list(onnx_model.graph.input) + list(onnx_model.graph.output):
+        if v.name in inits or not v.type.tensor_type.HasField("shape"):
+            continue
+        dims = v.type.tensor_type.shape.dim
+        if len(dims):
+            dims[0].Clear()
+            dims[0].dim_value = int(batch_size)
+    return onnx_model
 
 
 def _limit(nbytes, dev):
@@ -203,10 +227,24 @@ class SingaRep(BackendRep):
         stops a run the same way (KeyboardInterrupt)."""
         self._rep.cancel()
 
-    def run(self, inputs, last_layers=-1, aux_output=(), memory_limit=None):
-        """memory_limit: the most bytes of tensors this run may allocate
-        beyond what is in use when it starts (device.memory_limit; default:
-        no limit)."""
+    @property
+    def tensor_map(self):
+        """SINGA's name for params: {initializer name: Tensor}."""
+        return self.params
+
+    def run(self, inputs, last_layers=-1, aux_output=(), all_outputs=False, memory_limit=None):
+        """all_outputs: SINGA's option to return every value the run computes
+        as an OrderedDict {value name: Tensor} in run order (the result and
+        aux_output values among them). memory_limit: the most bytes of
+        tensors this run may allocate beyond what is in use when it starts
+        (device.memory_limit; default: no limit)."""
+        if all_outputs:
+            n = self._rep.num_nodes
+            end = n + int(last_layers) + 1 if -n <= int(last_layers) < 0 else n
+            names = [v for outs in self._rep.node_output_names[:end] for v in outs]
+            names += [a for a in aux_output if a not in names]
+            values = self.run(inputs, last_layers, names, memory_limit=memory_limit)
+            return collections.OrderedDict(zip(names, values[len(values) - len(names):]))
         if isinstance(inputs, dict):
             names = [v.name for v in self._rep.inputs]
             missing = [n for n in names if n not in inputs]
@@ -290,9 +328,9 @@ def _ct_list(ts, what):
 
 
 def _record(fn, inputs, training):
-    """Runs fn(*inputs) with every op recording itself (grad mode and
-    tracing on) and the training mode `training`; returns its outputs as a
-    list."""
+    """Runs fn(*inputs) recording (grad mode, and tracing: the records keep
+    the values export hooks may read) in the training mode `training`;
+    returns its outputs as a list."""
     grad, mode, tracing = _singa.grad_enabled(), _singa.training_mode(), _o.tracing_enabled()
     _singa.set_grad_enabled(True)
     _singa.set_training_mode(bool(training))
@@ -313,20 +351,22 @@ def to_onnx(inputs, outputs, model_name="sonnx", opset=None, dynamic_batch=False
             input_names=None, output_names=None, path=None):
     """The computation from `inputs` to `outputs` as an onnx.ModelProto.
 
-    outputs: a callable (a Model, whose forward is used, or a function)
-    that to_onnx runs on `inputs` with every op recording itself; or, as in
-    SINGA, Tensors computed from `inputs` in training mode
-    (autograd.training = True), whose records cover the ops gradients flow
-    through (ops without a gradient, such as Shape, need the callable form).
+    outputs: Tensors computed from `inputs`, as in SINGA, in any mode (a
+    Model's forward or training step, eager or graph mode, an imported
+    model's run, functions called on tensors); or a callable (a Model, whose
+    forward is used, or a function) that to_onnx runs on `inputs`.
     Parameters become initializers named by their dotted paths.
-    opset: the target ai.onnx opset (default: the newest every op allows;
-    older ones >= 11 where the ops allow). dynamic_batch: dim 0 of the graph
+    opset: the target ai.onnx opset (default: the newest at which every
+    recorded op keeps its form; when none has them all, the newest any
+    recorded op needs, at least 11, with older forms upgraded; an explicit
+    target >= 11 upgrades what is older). dynamic_batch: dim 0 of the graph
     inputs and outputs becomes the symbol "batch". training=False writes ops
     recorded in training form (BatchNormalization, Dropout) in their
     inference form. path: also write the model there, atomically.
     Errors name the tensor or op: ValueError for a tensor without recorded
-    history, an unused input or a name clash; NotImplementedError for an op
-    without an ONNX form."""
+    history (computed with recording off), an unused input or a name clash;
+    NotImplementedError for an op without an ONNX form or an upgrade to the
+    target opset."""
     if isinstance(inputs, (Tensor, _singa.CTensor)):
         inputs = [inputs]
     inputs = list(inputs)
@@ -343,6 +383,19 @@ def to_onnx(inputs, outputs, model_name="sonnx", opset=None, dynamic_batch=False
     return model
 
 
+class SingaFrontend:
+    """SINGA's exporter: singa_to_onnx_model (the same as to_onnx) builds
+    the model around singa_to_onnx_graph's graph."""
+
+    @classmethod
+    def singa_to_onnx_model(cls, inputs, y, model_name="sonnx", **kwargs):
+        return to_onnx(inputs, y, model_name=model_name, **kwargs)
+
+    @classmethod
+    def singa_to_onnx_graph(cls, inputs, y, model_name="sonnx", **kwargs):
+        return cls.singa_to_onnx_model(inputs, y, model_name, **kwargs).graph
+
+
 class SONNXModel(_o.SONNXModel):
     """An imported ONNX model as a singa Model (C++: sonnx::SONNXModel):
     subclass it to train it (train_one_batch) or to extend it (append layers
@@ -355,8 +408,14 @@ class SONNXModel(_o.SONNXModel):
         super().__init__(rep._rep)
         self.sg_ir = rep
 
+    def initialize(self, *x):
+        """Compile's placeholders (or the first call's inputs) give the batch
+        size: their first dimensions replace the declared ones."""
+        self.sg_ir._rep.adopt_batch_size([t.data for t in x if isinstance(t, Tensor)])
+
     def forward(self, *x, last_layers=-1, aux_output=()):
         return self.sg_ir.run(list(x), last_layers=last_layers, aux_output=aux_output)
 
 
-__all__ = ["prepare", "SingaRep", "SingaBackend", "SONNXModel", "to_onnx", "save"]
+__all__ = ["prepare", "SingaRep", "SingaBackend", "SingaFrontend", "SONNXModel", "to_onnx",
+           "save", "update_batch_size"]

@@ -563,6 +563,9 @@ NB_MODULE(_singa, m) {
   // Autograd.
   m.def("grad_enabled", &GradEnabled);
   m.def("set_grad_enabled", &SetGradEnabled, "enabled"_a);
+  m.def("recording_enabled", &RecordingEnabled);
+  m.def("set_recording", &SetRecording, "on"_a,
+        "Off, ops record nothing (not even the structure the ONNX export reads).");
   m.def(
       "backward",
       [](const Tensor& y, std::optional<Tensor> dy) {

@@ -215,8 +215,14 @@ void BindNN(nb::module_& m) {
       .def_prop_ro("captured", &nn::GraphStep::captured)
       .def_prop_ro("arena_bytes", &nn::GraphStep::arena_bytes)
       .def_prop_ro("num_ops", &nn::GraphStep::num_ops);
-  nn.def("save_tensors", &nn::SaveTensors, "path"_a, "tensors"_a);
-  nn.def("load_tensors", &nn::LoadTensors, "path"_a);
+  nn.def("save_states_file", &nn::SaveStatesFile, "path"_a, "states"_a, "aux"_a = nn::TensorMap{});
+  nn.def(
+      "load_states_file",
+      [](const std::string& path) {
+        nn::StatesFile f = nn::LoadStatesFile(path);
+        return std::make_pair(std::move(f.states), std::move(f.aux));
+      },
+      "path"_a);
 
   nb::module_ o = m.def_submodule("opt", "optimizers and learning-rate schedulers");
   nb::class_<opt::Scheduler>(o, "Scheduler")

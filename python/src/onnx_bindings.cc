@@ -77,9 +77,12 @@ void BindOnnx(nb::module_& m) {
           "inputs"_a, "last_layers"_a = -1, "aux_output"_a = std::vector<std::string>())
       .def_prop_ro("params", &sonnx::SingaRep::params)
       .def_prop_ro("inputs", &sonnx::SingaRep::inputs)
+      .def("set_batch_size", &sonnx::SingaRep::SetBatchSize, "batch"_a)
+      .def("adopt_batch_size", &sonnx::SingaRep::AdoptBatchSize, "inputs"_a)
       .def_prop_ro("outputs", &sonnx::SingaRep::outputs)
       .def_prop_ro("num_nodes", &sonnx::SingaRep::num_nodes)
       .def_prop_ro("node_op_types", &sonnx::SingaRep::node_op_types)
+      .def_prop_ro("node_output_names", &sonnx::SingaRep::node_output_names)
       .def_prop_ro("ir_version", &sonnx::SingaRep::ir_version)
       .def_prop_ro("device", &sonnx::SingaRep::device)
       .def_prop_rw("use_plan", &sonnx::SingaRep::use_plan, &sonnx::SingaRep::set_use_plan)
@@ -112,7 +115,7 @@ void BindOnnx(nb::module_& m) {
       .def_prop_ro("rep", &sonnx::SONNXModel::rep);
   o.def("tracing_enabled", &TracingEnabled);
   o.def("set_tracing", &SetTracing, "on"_a,
-        "While on (in grad mode) every op records itself, for to_onnx.");
+        "While on, records kept for the export keep their inputs' values.");
   auto options = [](const std::string& model_name, int opset, bool dynamic_batch, bool training,
                     std::vector<std::string> input_names, std::vector<std::string> output_names) {
     sonnx::ExportOptions o;

@@ -117,9 +117,28 @@ bool Tensor::is_contiguous() const {
 
 std::string Tensor::ToString() const { return std::string(Name(dtype_)) + singa::ToString(shape_); }
 
+namespace {
+const std::shared_ptr<Block>& HollowBlock() {
+  static const auto block = std::make_shared<Block>(Device::Cpu(), nullptr, 0, nullptr);
+  return block;
+}
+}  // namespace
+
+Tensor Tensor::Hollow() const {
+  Tensor t = *this;
+  t.block_ = HollowBlock();
+  t.offset_ = 0;
+  return t;
+}
+
+bool Tensor::hollow() const { return block_ == HollowBlock(); }
+
 void* Tensor::raw_data() const {
   SINGA_CHECK(block_, Error, "access to the data of an undefined tensor");
   char* base = static_cast<char*>(block_->data());
+  SINGA_CHECK(base || !hollow() || numel() == 0, Error,
+              "the values of " << (name().empty() ? ToString() : "'" + name() + "' " + ToString())
+                               << " were not kept: it is recorded for the ONNX export only");
   // An empty block has no memory; a view into it (a slice) addresses none.
   return base ? base + offset_ * static_cast<int64_t>(itemsize()) : nullptr;
 }
@@ -271,7 +290,10 @@ Tensor& Tensor::set_requires_grad(bool on) {
 
 Tensor& Tensor::set_stores_grad(bool on) {
   meta().stores_grad = on;
-  if (on) autograd_->requires_grad = true;
+  if (on) {
+    autograd_->requires_grad = true;
+    autograd_->creator.reset();  // a parameter is a leaf
+  }
   return *this;
 }
 

@@ -89,4 +89,14 @@ void PlanReleases(Graph& g);
 // The graph's values before a run: its constants, nothing else bound.
 ValueList ConstantValues(const Graph& g);
 
+// A planned run's nodes run inside the plan, unrecorded: its outputs carry
+// one record of this internal op instead, which the export expands by
+// running the graph again, recording (OpSchema::expand).
+struct PlannedRunAttrs {
+  std::shared_ptr<Graph> graph;
+  int last_layers = -1;
+  std::vector<std::string> aux_output;
+};
+const OpSchema& PlannedRunOp();
+
 }  // namespace singa::sonnx

@@ -14,4 +14,6 @@ SONNXModel::SONNXModel(std::shared_ptr<SingaRep> rep) : rep_(std::move(rep)) {
   }
 }
 
+void SONNXModel::Initialize(const TensorList& inputs) { rep_->AdoptBatchSize(inputs); }
+
 }  // namespace singa::sonnx

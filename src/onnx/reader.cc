@@ -98,6 +98,7 @@ class Reader {
     const std::vector<int> order = TopologicalOrder(gp);
     for (int i : order) AddNode(gp.node(i), i);
     ReadOutputs(gp);
+    MarkStateInputs();
     PlanReleases(*g_);
     return g_;
   }
@@ -135,6 +136,19 @@ class Reader {
     g_->constants.emplace_back();
     g_->producer.push_back(-1);
     return it->second;
+  }
+
+  // Initializers an op keeps as state (BatchNormalization's running
+  // statistics) are buffers, not weights: never trained by their gradients.
+  void MarkStateInputs() {
+    for (const Node& n : g_->nodes) {
+      if (!n.schema) continue;
+      for (int i : n.schema->state_inputs) {
+        if (i >= static_cast<int>(n.inputs.size()) || n.inputs[i] < 0) continue;
+        Tensor& t = g_->constants[n.inputs[i]];
+        if (t.defined() && t.stores_grad()) t.set_stores_grad(false).set_requires_grad(false);
+      }
+    }
   }
 
   void ReadInitializers(const onnx::GraphProto& gp) {

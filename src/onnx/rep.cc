@@ -166,8 +166,47 @@ std::vector<std::string> SingaRep::planned_op_types() const {
 
 const std::map<std::string, Tensor>& SingaRep::params() const { return graph_->params; }
 const std::vector<ValueInfo>& SingaRep::inputs() const { return graph_->inputs; }
+
+void SingaRep::SetBatchSize(int64_t batch) {
+  SINGA_CHECK(batch > 0, ShapeError,
+              "SetBatchSize: the batch size must be positive, got " << batch);
+  TensorList like;
+  for (const ValueInfo& v : graph_->inputs) {
+    Shape s(v.dims.size(), 1);
+    if (!s.empty()) s[0] = batch;
+    like.push_back(v.has_shape && !s.empty() ? Tensor(s) : Tensor());
+  }
+  AdoptBatchSize(like);
+}
+
+void SingaRep::AdoptBatchSize(const TensorList& inputs) {
+  bool changed = false;
+  for (size_t i = 0; i < inputs.size() && i < graph_->inputs.size(); ++i) {
+    ValueInfo& v = graph_->inputs[i];
+    const Tensor& t = inputs[i];
+    // A symbolic first dimension takes any batch already.
+    if (!t.defined() || !v.has_shape || v.dims.empty() || t.ndim() != std::ssize(v.dims) ||
+        v.dims[0] < 0 || v.dims[0] == t.dim(0))
+      continue;
+    v.dims[0] = t.dim(0);
+    changed = true;
+  }
+  if (!changed) return;
+  std::lock_guard<std::mutex> lock(plans_->mu);
+  plans_->by_key.clear();
+}
 const std::vector<ValueInfo>& SingaRep::outputs() const { return graph_->outputs; }
 int SingaRep::num_nodes() const { return static_cast<int>(graph_->nodes.size()); }
+std::vector<std::vector<std::string>> SingaRep::node_output_names() const {
+  std::vector<std::vector<std::string>> v;
+  for (const Node& n : graph_->nodes) {
+    v.emplace_back();
+    for (int s : n.outputs)
+      if (s >= 0) v.back().push_back(graph_->slot_names[s]);
+  }
+  return v;
+}
+
 std::vector<std::string> SingaRep::node_op_types() const {
   std::vector<std::string> v;
   for (const Node& n : graph_->nodes) v.push_back(n.op_type);
@@ -179,6 +218,63 @@ int SingaRep::opset(std::string_view domain) const {
 }
 int64_t SingaRep::ir_version() const { return graph_->ir_version; }
 Device SingaRep::device() const { return graph_->device; }
+
+// The run again, recording every op, on the recorded inputs (zeros of the
+// same dtype and shape where only those were kept).
+OpSchema::Expansion ExpandPlannedRun(const PlannedRunAttrs& a, const TensorList& recorded) {
+  OpSchema::Expansion e;
+  for (const Tensor& t : recorded)
+    e.inputs.push_back(t.hollow() ? Tensor::Zeros(t.shape(), t.dtype(), t.device()) : t);
+  SingaRep rep(a.graph);
+  rep.set_use_plan(false);
+  struct Recording {
+    bool prev = RecordingEnabled();
+    Recording() { SetRecording(true); }
+    ~Recording() { SetRecording(prev); }
+  } recording;
+  GradModeGuard no_grad(false);
+  TrainingModeGuard inference(false);
+  TracingGuard trace(true);
+  e.outputs = rep.Run(e.inputs, a.last_layers, a.aux_output);
+  return e;
+}
+
+const OpSchema& PlannedRunOp() {
+  static const OpSchema* schema = [] {
+    OpBuilder<PlannedRunAttrs>("PlannedRun")
+        .domain("ai.singa")
+        .inputs({"inputs..."})
+        .outputs({"outputs..."})
+        .expand(ExpandPlannedRun);
+    return OpRegistry::Find("PlannedRun", kLatestOpset, "ai.singa");
+  }();
+  return *schema;
+}
+
+namespace {
+// Registered with the other ops, so the registry lists it.
+[[maybe_unused]] const bool kPlannedRunRegistered = (PlannedRunOp(), true);
+
+// The run's record on its results (tensor inputs and results only: runs on
+// sequences are not exported).
+void RecordPlannedRun(const std::shared_ptr<Graph>& graph, const ValueList& inputs, int last_layers,
+                      const std::vector<std::string>& aux_output, ValueList& result) {
+  if (!RecordingEnabled()) return;
+  auto tensors = [](const ValueList& values, TensorList& out) {
+    for (const Value& v : values) {
+      if (v.is_sequence() || !v.tensor().defined()) return false;
+      out.push_back(v.tensor());
+    }
+    return true;
+  };
+  TensorList in, out;
+  if (!tensors(inputs, in) || !tensors(result, out)) return;
+  auto attrs =
+      std::make_shared<const PlannedRunAttrs>(PlannedRunAttrs{graph, last_layers, aux_output});
+  internal::MaybeRecord(PlannedRunOp(), attrs, in, out);
+  for (size_t i = 0; i < out.size(); ++i) result[i] = Value(out[i]);
+}
+}  // namespace
 
 TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
                          const std::vector<std::string>& aux_output) const {
@@ -254,13 +350,19 @@ ValueList SingaRep::RunValues(const ValueList& inputs, int last_layers,
     std::string key = std::to_string(last_layers);
     for (const Value& x : inputs) key += ";" + x.ToString();
     for (const std::string& name : aux_output) key += ";" + name;
-    std::lock_guard<std::mutex> lock(plans_->mu);
-    std::unique_ptr<Plan>& plan = plans_->by_key[key];
-    if (plan && plan->fresh()) return plan->Run(inputs);
-    ValueList first;
-    plan = std::make_unique<Plan>(g, std::move(values), end, result_slots, first);
-    plans_->latest_op_types = plan->op_types();
-    return first;
+    ValueList result;
+    {
+      std::lock_guard<std::mutex> lock(plans_->mu);
+      std::unique_ptr<Plan>& plan = plans_->by_key[key];
+      if (plan && plan->fresh()) {
+        result = plan->Run(inputs);
+      } else {
+        plan = std::make_unique<Plan>(g, std::move(values), end, result_slots, result);
+        plans_->latest_op_types = plan->op_types();
+      }
+    }
+    RecordPlannedRun(graph_, inputs, last_layers, aux_output, result);
+    return result;
   }
 
   for (int s : result_slots) keep[s] = 1;

@@ -140,15 +140,56 @@ void SetValueInfo(const Tensor& t, const std::string& name, bool dynamic_batch,
 
 // The version of `op` in effect at `opset` is the recorded one.
 bool FormAt(const OpSchema& op, int opset) {
-  return OpRegistry::Find(op.name, opset, op.domain) == &op;
+  return OpRegistry::Find(op.name, opset, op.domain) == &op &&
+         (op.removed_in == 0 || opset < op.removed_in);
+}
+
+std::string Bare(std::string name) {
+  while (!name.empty() && (name.back() == '?' || name.back() == '.')) name.pop_back();
+  return name;
+}
+
+// Why a node recorded in `from`'s form cannot be written as `to` (a newer
+// version) with the same attributes and inputs; "" when it can.
+std::string UpgradeBlocker(const OpSchema& from, const OpSchema& to, int num_inputs,
+                           const std::vector<std::string>& outputs_read) {
+  for (const OpSchema* s : OpRegistry::All())
+    if (s->name == from.name && s->domain == from.domain && s->changes_meaning &&
+        s->since_version > from.since_version && s->since_version <= to.since_version)
+      return "version " + std::to_string(s->since_version) + " changed its meaning";
+  for (const AttrInfo& a : from.attrs) {
+    const AttrInfo* b = to.find_attr(a.name);
+    if (!b) return "has no attribute '" + a.name + "'";
+    if (!SameAttr(a.default_value, b->default_value) || a.required != b->required)
+      return "changed attribute '" + a.name + "'";
+  }
+  for (int i = 0; i < num_inputs; ++i) {
+    const auto n = static_cast<size_t>(i);
+    const std::string a = Bare(from.input_names[std::min(n, from.input_names.size() - 1)]);
+    const std::string b =
+        to.input_names.empty() ? "" : Bare(to.input_names[std::min(n, to.input_names.size() - 1)]);
+    if (a != b) return "names input " + std::to_string(i) + " '" + b + "', not '" + a + "'";
+  }
+  if (num_inputs < to.min_inputs() || num_inputs > to.max_inputs())
+    return "takes " + std::to_string(to.min_inputs()) + " to " + std::to_string(to.max_inputs()) +
+           " inputs, not " + std::to_string(num_inputs);
+  for (size_t i = 0; i < outputs_read.size(); ++i) {
+    if (outputs_read[i].empty()) continue;
+    if (static_cast<int>(i) >= to.max_outputs() ||
+        Bare(from.output_names[std::min(i, from.output_names.size() - 1)]) !=
+            Bare(to.output_names[std::min(i, to.output_names.size() - 1)]))
+      return "has no output " + std::to_string(i) + " like the recorded one";
+  }
+  return "";
 }
 
 class Exporter;
 
 class NodeCtx final : public ExportCtx {
  public:
-  NodeCtx(Exporter& ex, const Node& node, std::vector<std::string> in, std::vector<std::string> out)
-      : ex_(ex), node_(node), in_(std::move(in)), out_(std::move(out)) {}
+  NodeCtx(Exporter& ex, const Node& node, std::vector<std::string> in, std::vector<std::string> out,
+          bool upgrading = false)
+      : ex_(ex), node_(node), in_(std::move(in)), out_(std::move(out)), upgrading_(upgrading) {}
   const OpSchema& op() const override { return *node_.op; }
   int opset() const override;
   bool training() const override;
@@ -190,6 +231,7 @@ class NodeCtx final : public ExportCtx {
   Exporter& ex_;
   const Node& node_;
   std::vector<std::string> in_, out_;
+  bool upgrading_;  // an upgrade hook writes the target opset's form
 };
 
 class Exporter {
@@ -206,6 +248,7 @@ class Exporter {
                 "to_onnx: " << o_.output_names.size() << " output names for " << outputs_.size()
                             << " outputs");
     NameInputs();
+    for (const Tensor& y : outputs_) resolved_outputs_.push_back(Resolve(y));
     Trace();
     ChooseOpset();
     NameOutputs();
@@ -265,6 +308,35 @@ class Exporter {
   }
 
  private:
+  // ---- records that stand for others (OpSchema::expand) ----
+  // t, or what stands for it: an expanded record's result is its
+  // expansion's, an expansion's input stand-in is the record's input.
+  const Tensor& Resolve(const Tensor& t) {
+    const Tensor* r = &t;
+    while (r->defined()) {
+      if (auto it = alias_.find(r->id()); it != alias_.end()) {
+        r = &it->second;
+      } else if (const Node* c = r->creator().get(); c && c->op->expand) {
+        r = &Expand(*c).at(r->output_index());
+      } else {
+        break;
+      }
+    }
+    return *r;
+  }
+
+  const TensorList& Expand(const Node& n) {
+    if (auto it = expanded_.find(&n); it != expanded_.end()) return it->second.outputs;
+    OpSchema::Expansion e = n.op->expand(n.attrs.get(), n.inputs);
+    SINGA_CHECK(e.inputs.size() == n.inputs.size() &&
+                    e.outputs.size() == static_cast<size_t>(n.num_outputs),
+                Error, "to_onnx: the expansion of " << n.op->name << " does not fit its record");
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      if (e.inputs[i].defined() && e.inputs[i].id() != n.inputs[i].id())
+        alias_.emplace(e.inputs[i].id(), n.inputs[i]);
+    return expanded_.emplace(&n, std::move(e)).first->second.outputs;
+  }
+
   // ---- the trace ----
   void NameInputs() {
     for (size_t i = 0; i < inputs_.size(); ++i) {
@@ -295,14 +367,14 @@ class Exporter {
   // Nodes in dependency order (every node after the makers of its inputs);
   // leaves in first-use order.
   void Trace() {
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      const Tensor& y = outputs_[i];
+    for (size_t i = 0; i < resolved_outputs_.size(); ++i) {
+      const Tensor& y = resolved_outputs_[i];
       SINGA_CHECK(y.defined(), ShapeError, "to_onnx: output " << i << " is undefined");
       SINGA_CHECK(input_index_.count(y.id()) || y.creator() || y.stores_grad(), ShapeError,
                   "to_onnx: output " << i << " (" << Describe(y)
-                                     << ") has no recorded history: run the forward on the "
-                                        "given inputs in grad mode with tracing on (Python: "
-                                        "pass sonnx.to_onnx a callable)");
+                                     << ") has no recorded history: it was not computed by "
+                                        "ops from the given inputs, or with recording off "
+                                        "(NoGradGuard; Python: set_recording(False))");
     }
     std::unordered_set<const Node*> seen;
     // Iterative post-order DFS: deep unrolled graphs (RNNs) must not overflow the stack.
@@ -313,12 +385,12 @@ class Exporter {
       AddLeaf(t);
       return nullptr;
     };
-    for (const Tensor& y : outputs_) {
+    for (const Tensor& y : resolved_outputs_) {
       if (const Node* root = visit_tensor(y)) stack.emplace_back(root, 0);
       while (!stack.empty()) {
         auto& [n, next] = stack.back();
         if (next < n->inputs.size()) {
-          const Node* c = visit_tensor(n->inputs[next++]);
+          const Node* c = visit_tensor(Resolve(n->inputs[next++]));
           if (c) stack.emplace_back(c, 0);
           continue;
         }
@@ -327,14 +399,14 @@ class Exporter {
       }
     }
     for (const Node* n : order_)
-      for (const Tensor& t : n->inputs)
-        if (t.defined()) {
+      for (const Tensor& given : n->inputs)
+        if (const Tensor& t = Resolve(given); t.defined()) {
           if (auto it = input_index_.find(t.id()); it != input_index_.end())
             used_inputs_.insert(it->second);
           else if (t.creator())
             used_outputs_.insert({t.creator().get(), t.output_index()});
         }
-    for (const Tensor& y : outputs_)
+    for (const Tensor& y : resolved_outputs_)
       if (auto it = input_index_.find(y.id()); it != input_index_.end())
         used_inputs_.insert(it->second);
   }
@@ -411,22 +483,18 @@ class Exporter {
         return;
       }
     }
-    // No single opset fits: name the ops whose recorded forms conflict.
-    std::set<std::string> forms;
+    // No single opset has every recorded form (a model imported at an old
+    // opset, maybe extended): the newest any recorded op needs, where the
+    // older forms are upgraded (ExportNode).
+    opset_ = kOldestOpset;
     for (const Node* n : order_)
-      if (n->op->domain.empty())
-        forms.insert(n->op->name + "-" + std::to_string(n->op->since_version));
-    std::string list;
-    for (const auto& f : forms) list += (list.empty() ? "" : ", ") + f;
-    throw UnsupportedOp("to_onnx: no opset in [" + std::to_string(kOldestOpset) + ", " +
-                        std::to_string(top) +
-                        "] has the recorded forms of all ops (op-version: " + list + ")");
+      if (n->op->domain.empty()) opset_ = std::max(opset_, n->op->since_version);
   }
 
   // ---- names ----
   void NameOutputs() {
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      const Tensor& y = outputs_[i];
+    for (size_t i = 0; i < resolved_outputs_.size(); ++i) {
+      const Tensor& y = resolved_outputs_[i];
       std::string name = !o_.output_names.empty() ? o_.output_names[i]
                          : !y.name().empty() && !y.stores_grad() && !input_index_.count(y.id())
                              ? y.name()
@@ -475,7 +543,7 @@ class Exporter {
   // ---- nodes ----
   void ExportNode(const Node& n) {
     std::vector<std::string> in, out;
-    for (const Tensor& t : n.inputs) in.push_back(NameOf(t));
+    for (const Tensor& t : n.inputs) in.push_back(NameOf(Resolve(t)));
     for (int i = 0; i < n.num_outputs; ++i) {
       auto key = std::make_pair(&n, i);
       if (auto it = value_name_.find(key); it != value_name_.end()) {
@@ -497,16 +565,63 @@ class Exporter {
         out[i] =
             Fresh(n.op->name + "_" + std::to_string(node_count_) + "_unused" + std::to_string(i));
     }
-    NodeCtx ctx(*this, n, std::move(in), std::move(out));
-    if (n.op->to_onnx)
-      n.op->to_onnx(ctx, n.attrs.get());
+    const int opset = DomainOpset(n.op->domain);
+    const OpSchema* target = OpRegistry::Find(n.op->name, opset, n.op->domain);
+    const bool removed = n.op->removed_in && opset >= n.op->removed_in;
+    if (FormAt(*n.op, opset) ||
+        (!removed && (!target || target->since_version <= n.op->since_version))) {
+      NodeCtx ctx(*this, n, std::move(in), std::move(out));
+      if (n.op->to_onnx)
+        n.op->to_onnx(ctx, n.attrs.get());
+      else
+        AddDefault(ctx, n);
+      return;
+    }
+    Upgrade(n, *target, std::move(in), std::move(out));
+  }
+
+  // A node recorded in an older version's form than the target opset's:
+  // through the op's upgrade hook, else re-parsed as the target version
+  // where that version reads its attributes and inputs alike.
+  void Upgrade(const Node& n, const OpSchema& target, std::vector<std::string> in,
+               std::vector<std::string> out) {
+    if (n.op->upgrade) {
+      NodeCtx ctx(*this, n, std::move(in), std::move(out), /*upgrading=*/true);
+      return n.op->upgrade(ctx, n.attrs.get());
+    }
+    NodeCtx recorded(*this, n, in, out);
+    SINGA_CHECK(&target != n.op, UnsupportedOp,
+                "to_onnx: " << recorded.where() << ": opset " << n.op->removed_in << " removed "
+                            << n.op->name << " and no upgrade is known: export at an opset below "
+                            << n.op->removed_in);
+    const std::string why = UpgradeBlocker(*n.op, target, n.num_inputs, out);
+    SINGA_CHECK(
+        why.empty(), UnsupportedOp,
+        "to_onnx: " << recorded.where() << " was recorded in its opset-" << n.op->since_version
+                    << " form, and its opset-" << target.since_version
+                    << " version (in effect at opset " << opset_ << ") " << why
+                    << "; no upgrade is known"
+                    << (target.since_version > kOldestOpset
+                            ? ": export at an opset below " + std::to_string(target.since_version)
+                            : std::string()));
+    Node up;
+    up.op = &target;
+    up.inputs = n.inputs;
+    up.saved = n.saved;
+    up.num_inputs = n.num_inputs;
+    up.num_outputs = n.num_outputs;
+    up.released = true;
+    up.attrs = target.ParseAttrs(recorded.attrs(), n.inputs, recorded.where());
+    NodeCtx ctx(*this, up, std::move(in), std::move(out));
+    if (target.to_onnx)
+      target.to_onnx(ctx, up.attrs.get());
     else
-      AddDefault(ctx, n);
+      AddDefault(ctx, up);
   }
 
   void AddOutputs() {
     for (int i : identity_outputs_) {
-      const Tensor& y = outputs_[i];
+      const Tensor& y = resolved_outputs_[i];
       AddNode("Identity", {NameOf(y)}, {output_name_[i]}, {}, "", "output " + std::to_string(i));
     }
     for (size_t i = 0; i < outputs_.size(); ++i)
@@ -554,6 +669,7 @@ class Exporter {
 
   const TensorList& inputs_;
   const TensorList& outputs_;
+  TensorList resolved_outputs_;
   const ExportOptions& o_;
   int opset_ = kLatestOpset;
   int node_count_ = 0;
@@ -572,6 +688,10 @@ class Exporter {
   std::unordered_set<std::string> taken_;
   std::set<std::string> extra_domains_;
   std::map<std::string, int> domain_opsets_;  // other domains' versions
+  // Expanded records (kept alive here, so that the stand-ins' ids stay
+  // theirs), and the stand-ins of their inputs.
+  std::unordered_map<const Node*, OpSchema::Expansion> expanded_;
+  std::unordered_map<const void*, Tensor> alias_;
 };
 
 int NodeCtx::opset() const { return ex_.opset(); }
@@ -583,8 +703,8 @@ std::string NodeCtx::FreshName(std::string_view hint) { return ex_.Fresh(hint); 
 void NodeCtx::AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
                       const std::vector<std::string>& outputs, const AttrMap& attrs,
                       const std::string& domain) {
-  // A hook writing the op itself writes the recorded version's form.
-  if (op_type == node_.op->name && domain == node_.op->domain)
+  // An export hook writing the op itself writes the recorded version's form.
+  if (!upgrading_ && op_type == node_.op->name && domain == node_.op->domain)
     SINGA_CHECK(FormAt(*node_.op, opset()), UnsupportedOp,
                 "to_onnx: " << where() << " was recorded in its opset-" << node_.op->since_version
                             << " form, which opset " << opset() << " does not have");

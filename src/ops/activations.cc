@@ -641,7 +641,14 @@ SINGA_REGISTER_OP(Clip, Clip6Attrs)
     .infer(SameAsInput(0))
     .kernel(Clip6Fast)
     .reference(Clip6Ref)
-    .backward(Clip6Backward);
+    .backward(Clip6Backward)
+    .upgrade([](ExportCtx& c, const Clip6Attrs& a) {  // 11: min and max inputs
+      const AttrMap set = c.attrs();
+      AddWithInputs(c,
+                    {set.count("min") ? c.AddScalarLike(a.min, 0, "min") : "",
+                     set.count("max") ? c.AddScalarLike(a.max, 0, "max") : ""},
+                    {"min", "max"});
+    });
 SINGA_REGISTER_OP(Clip, NoAttrs)
     .since_opset(11)
     .inputs({"input", "min?", "max?"})

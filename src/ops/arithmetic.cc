@@ -108,7 +108,8 @@ void RegisterLegacy(const char* name, void (*kernel)(KernelCtx&, const NoAttrs&)
             .kernel([name, kernel](KernelCtx& k, const LegacyBroadcastAttrs& a) {
               ops::RunLegacyBroadcast(k, a, name, kernel);
             })
-            .backward(backward);
+            .backward(backward)
+            .upgrade(ops::LegacyBroadcastUpgrade);
         if (v == 1) b.attr("consumed_inputs", &LegacyBroadcastAttrs::consumed_inputs);
       });
 }

@@ -433,6 +433,34 @@ void Export14(ExportCtx& c, const BatchNorm14Attrs& a) {
   c.AddNode("BatchNormalization", in, {c.output_name(0)}, attrs);
 }
 
+// Opsets 1-9 as newer ones: spatial (only 1 runs), is_test and
+// consumed_inputs go; from 14 the training form (five outputs) becomes
+// training_mode=1 with the running statistics as outputs 1 and 2.
+void Upgrade9(ExportCtx& c) {
+  AttrMap attrs = c.attrs();
+  for (const char* a : {"spatial", "is_test", "consumed_inputs"}) attrs.erase(a);
+  std::vector<std::string> out = c.output_names();
+  if (c.opset() < 14) return c.AddNode("BatchNormalization", c.input_names(), out, attrs);
+  bool stats_read = false, saved_read = false;
+  for (size_t i = 1; i < out.size(); ++i) (i < 3 ? stats_read : saved_read) |= !out[i].empty();
+  SINGA_CHECK(!saved_read, UnsupportedOp,
+              "to_onnx: " << c.where() << ": the graph reads the saved batch statistics, which "
+                          << "opset " << c.opset() << " has not");
+  if (!c.training() || out.size() == 1) {
+    SINGA_CHECK(!stats_read, UnsupportedOp,
+                "to_onnx: " << c.where()
+                            << ": the graph reads the updated running statistics, which the "
+                               "inference form has not; export with training on");
+    out.resize(1);
+  } else {
+    out.resize(3);
+    for (size_t i = 1; i < 3; ++i)
+      if (out[i].empty()) out[i] = c.FreshName("BatchNormalization_stat");
+    attrs["training_mode"] = int64_t{1};
+  }
+  c.AddNode("BatchNormalization", c.input_names(), out, attrs);
+}
+
 }  // namespace
 
 SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
@@ -445,6 +473,7 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
     .dtypes(dtypes::kFloats, {0})
     .dtypes(dtypes::kFloats, {1, 2})
     .dtypes(dtypes::kFloats, {3, 4})
+    .state_inputs({3, 4})
     .infer(Infer14)
     .kernel(Forward14<true>)
     .reference(Forward14<false>)
@@ -457,10 +486,12 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
     .attr("epsilon", &BatchNorm9Attrs::epsilon)
     .attr("momentum", &BatchNorm9Attrs::momentum)
     .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
+    .state_inputs({3, 4})
     .infer(Infer9)
     .kernel(Forward9<true>)
     .reference(Forward9<false>)
-    .backward(Backward9);
+    .backward(Backward9)
+    .upgrade([](ExportCtx& c, const BatchNorm9Attrs&) { Upgrade9(c); });
 
 [[maybe_unused]] static const bool kBatchNorm6 = RegisterVersions<BatchNorm6Attrs>(
     "BatchNormalization", {1, 6, 7}, [](OpBuilder<BatchNorm6Attrs>& b, int v) {
@@ -470,10 +501,12 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
           .attr("momentum", &BatchNorm6Attrs::momentum)
           .attr("spatial", &BatchNorm6Attrs::spatial)
           .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
+          .state_inputs({3, 4})
           .infer(Infer6)
           .kernel(Forward6<true>)
           .reference(Forward6<false>)
-          .backward(Backward6);
+          .backward(Backward6)
+          .upgrade([](ExportCtx& c, const BatchNorm6Attrs&) { Upgrade9(c); });
       if (v < 7) b.attr("is_test", &BatchNorm6Attrs::is_test);
       if (v == 1) b.attr("consumed_inputs", &BatchNorm6Attrs::consumed_inputs, true);
     });

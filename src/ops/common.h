@@ -3,6 +3,7 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/cuda/cuda.h"
+#include "singa/ops/export_ctx.h"
 #include "singa/ops/op.h"
 
 // Registers an op's GPU kernel in a builder chain, in builds with CUDA:

@@ -186,7 +186,11 @@ void Export12(ExportCtx& c, const Dropout12Attrs&) {
           .infer(v >= 10 ? Infer10 : Infer7)
           .kernel(Forward7)
           .nondeterministic()
-          .backward(Backward7);
+          .backward(Backward7)
+          .upgrade([](ExportCtx& c, const Dropout7Attrs& a) {  // 12: ratio an input
+            if (c.opset() < 12) return AddWithInputs(c, {}, {});
+            AddWithInputs(c, {c.AddScalarLike(a.ratio, 0, "ratio")}, {"ratio"});
+          });
     });
 // 12: ratio and training_mode inputs; 13 added bfloat16 data, 22 the float8
 // types (data and ratio) and bfloat16 ratios.

@@ -138,7 +138,11 @@ SpecList Gemm6Infer(const InferCtx& c, const GemmAttrs& a) {
             const int64_t m = out.empty() ? 1 : out[0];
             return 2 * NumElements(out) * (m == 0 ? 0 : NumElements(in[0]) / m);
           });
-      if (v < 7) b.attr("broadcast", &GemmAttrs::broadcast);
+      // 7 broadcasts C one way, as broadcast=1 did.
+      if (v < 7)
+        b.attr("broadcast", &GemmAttrs::broadcast).upgrade([](ExportCtx& c, const GemmAttrs&) {
+          AddWithInputs(c, {}, {"broadcast"});
+        });
     });
 
 }  // namespace

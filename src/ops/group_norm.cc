@@ -67,6 +67,9 @@ SINGA_REGISTER_OP(GroupNormalization, GroupNormAttrs)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(Infer<true>)
     .kernel(Forward<true>)
-    .backward(Backward<true>);
+    .backward(Backward<true>)
+    // Scale and bias per channel, where 18's were per group: an opset-18
+    // record has no opset-21 form without new weights.
+    .changes_meaning();
 
 }  // namespace singa

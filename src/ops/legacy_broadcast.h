@@ -48,6 +48,21 @@ inline Shape LegacyAlignedShape(const Shape& a, const Shape& b, const LegacyBroa
   return out;
 }
 
+// Opset 7's numpy broadcasting aligns B's dims with A's trailing ones: B
+// viewed with its trailing 1s says the same.
+inline void LegacyBroadcastUpgrade(ExportCtx& c, const LegacyBroadcastAttrs& at) {
+  std::vector<std::string> in = c.input_names();
+  const Shape& a = c.input(0).shape();
+  const Shape& b = c.input(1).shape();
+  const Shape aligned = LegacyAlignedShape(a, b, at, c.where());
+  if (aligned != b) {
+    const std::string shaped = c.FreshName(c.op().name + "_B_aligned");
+    c.AddNode("Reshape", {in[1], c.AddInts(aligned, "shape")}, {shaped}, {});
+    in[1] = shaped;
+  }
+  c.AddNode(c.op().name, in, c.output_names(), {});
+}
+
 inline SpecList LegacyBroadcastInfer(const InferCtx& c, const LegacyBroadcastAttrs& a) {
   LegacyAlignedShape(c.shape(0), c.shape(1), a, c.where());
   return {{c.dtype(0), c.shape(0)}};

@@ -232,7 +232,11 @@ SINGA_REGISTER_OP(Pad, Pad2Attrs)
     .dtypes(dtypes::kFloats)
     .infer(Infer2)
     .kernel(Forward2)
-    .backward(Backward2);
+    .backward(Backward2)
+    .upgrade([](ExportCtx& c, const Pad2Attrs& a) {  // 11: pads and the value inputs
+      AddWithInputs(c, {c.AddInts(a.pads, "pads"), c.AddScalarLike(a.value, 0, "value")},
+                    {"pads", "value"});
+    });
 // 11: pads and constant_value inputs; 18 added axes, 19 the wrap mode.
 [[maybe_unused]] static const bool kPad =
     RegisterVersions<PadAttrs>("Pad", {11, 18, 19}, [](OpBuilder<PadAttrs>& b, int v) {

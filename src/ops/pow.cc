@@ -107,6 +107,7 @@ SINGA_REGISTER_OP(Pow, ops::LegacyBroadcastAttrs)
     .kernel([](KernelCtx& k, const ops::LegacyBroadcastAttrs& a) {
       ops::RunLegacyBroadcast(k, a, "Pow", PowForward);
     })
-    .backward(PowBackward<ops::LegacyBroadcastAttrs>);
+    .backward(PowBackward<ops::LegacyBroadcastAttrs>)
+    .upgrade(ops::LegacyBroadcastUpgrade);
 
 }  // namespace singa

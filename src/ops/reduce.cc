@@ -400,7 +400,10 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
       .dtypes(types)
       .infer(ReduceInfer)
       .kernel(ReduceForward<K>) SINGA_CUDA_KERNEL(ReduceCuda<K>, CudaTypes<K>())
-      .backward(ReduceBackward<K>);
+      .backward(ReduceBackward<K>)
+      .upgrade([](ExportCtx& c, const ReduceAttrs& a) {  // axes an input
+        AddWithInputs(c, {a.axes ? c.AddInts(*a.axes, "axes") : ""}, {"axes"});
+      });
   OpBuilder<ReduceAttrs>(name)
       .since_opset(input_axes_since)
       .inputs({"data", "axes?"})

@@ -537,6 +537,26 @@ TensorList Backward7(const GradCtx& g, const Upsample7Attrs& a) {
 const std::vector<DType> kScaleTypes = {DType::kFloat16, DType::kFloat32, DType::kFloat64};
 }  // namespace
 
+namespace {
+// Upsample (removed in opset 10) and Resize-10 as Resize-11 and newer: the
+// same asymmetric transform, nearest rounding down.
+void AsResize11(ExportCtx& c, const std::string& mode, const std::string& scales) {
+  // Opsets 11 and 12 require roi (an empty tensor when unused).
+  const std::string roi =
+      c.opset() < 13 ? c.AddConstant(Tensor::Zeros({0}, DType::kFloat32), "roi") : "";
+  AttrMap attrs = {{"mode", mode}, {"coordinate_transformation_mode", std::string("asymmetric")}};
+  if (mode == "nearest") attrs["nearest_mode"] = std::string("floor");
+  c.AddNode("Resize", {c.input_name(0), roi, scales}, c.output_names(), attrs);
+}
+void Upgrade7(ExportCtx& c, const Upsample7Attrs& a) {
+  const std::vector<float>& s = a.scales;
+  AsResize11(
+      c, a.mode,
+      c.AddConstant(Tensor::FromVector<float>({static_cast<int64_t>(s.size())}, s), "scales"));
+}
+void Upgrade10(ExportCtx& c, const ModeAttrs& a) { AsResize11(c, a.mode, c.input_name(1)); }
+}  // namespace
+
 SINGA_REGISTER_OP(Upsample, Upsample7Attrs)
     .since_opset(7)
     .inputs({"X"})
@@ -546,7 +566,9 @@ SINGA_REGISTER_OP(Upsample, Upsample7Attrs)
     .dtypes(ops::kAllButBFloat16)
     .infer(Infer7)
     .kernel(Forward7)
-    .backward(Backward7);
+    .backward(Backward7)
+    .removed_in(10)
+    .upgrade(Upgrade7);
 SINGA_REGISTER_OP(Upsample, ModeAttrs)
     .since_opset(9)
     .inputs({"X", "scales"})
@@ -556,7 +578,9 @@ SINGA_REGISTER_OP(Upsample, ModeAttrs)
     .dtypes({DType::kFloat32}, {1})
     .infer(Infer10<ModeAttrs>)
     .kernel(Forward10<ModeAttrs>)
-    .backward(Backward10<ModeAttrs>);
+    .backward(Backward10<ModeAttrs>)
+    .removed_in(10)
+    .upgrade(Upgrade10);
 SINGA_REGISTER_OP(Resize, ModeAttrs)
     .since_opset(10)
     .inputs({"X", "scales"})
@@ -566,7 +590,8 @@ SINGA_REGISTER_OP(Resize, ModeAttrs)
     .dtypes({DType::kFloat32}, {1})
     .infer(Infer10<ModeAttrs>)
     .kernel(Forward10<ModeAttrs>)
-    .backward(Backward10<ModeAttrs>);
+    .backward(Backward10<ModeAttrs>)
+    .upgrade(Upgrade10);
 
 #define SINGA_RESIZE(VERSION, TYPES, ...)                                                   \
   SINGA_REGISTER_OP(Resize, ResizeAttrs)                                                    \

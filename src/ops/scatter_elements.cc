@@ -113,7 +113,12 @@ const std::vector<DType> kIndex = {DType::kInt32, DType::kInt64};
       .kernel(Forward)                                                     \
       .backward(Backward)
 
-SINGA_SCATTER(Scatter, 9, ops::kAllButBFloat16, Infer<false>);
+// Removed in 11: ScatterElements is the same op.
+SINGA_SCATTER(Scatter, 9, ops::kAllButBFloat16, Infer<false>)
+    .removed_in(11)
+    .upgrade([](ExportCtx& c, const ScatterAttrs&) {
+      c.AddNode("ScatterElements", c.input_names(), c.output_names(), c.attrs());
+    });
 SINGA_SCATTER(ScatterElements, 11, ops::kAllButBFloat16, Infer<false>);
 // 13 added bfloat16; 16 the reduction attribute (add, mul); 18 max and min.
 SINGA_SCATTER(ScatterElements, 13, dtypes::kAll, Infer<false>);

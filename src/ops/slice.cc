@@ -100,7 +100,13 @@ SINGA_REGISTER_OP(Slice, Slice1Attrs)
     .alias([](const InferCtx& c, const Slice1Attrs& a) {
       return TensorList{View(c, FromAttrs(a))};
     })
-    .backward([](const GradCtx& g, const Slice1Attrs& a) { return Backward(g, FromAttrs(a)); });
+    .backward([](const GradCtx& g, const Slice1Attrs& a) { return Backward(g, FromAttrs(a)); })
+    .upgrade([](ExportCtx& c, const Slice1Attrs& a) {  // 10: starts, ends, axes inputs
+      AddWithInputs(c,
+                    {c.AddInts(a.starts, "starts"), c.AddInts(a.ends, "ends"),
+                     a.axes ? c.AddInts(*a.axes, "axes") : ""},
+                    {"starts", "ends", "axes"});
+    });
 SINGA_REGISTER_OP(Slice, NoAttrs)
     .since_opset(10)
     .inputs({"data", "starts", "ends", "axes?", "steps?"})

@@ -200,10 +200,27 @@ void Build(OpBuilder<A>& b, SpecList (*infer)(const InferCtx&, const A&),
   }
 }
 
+// Opset 13 works along one axis: the opset-1 form (the input seen as 2-d,
+// split at `axis`) is the op along the last axis, or of the flattened input
+// reshaped back.
+void Upgrade1(ExportCtx& c, const Axis1Attrs& a) {
+  const int64_t rank = c.input(0).ndim();
+  const int64_t axis = a.axis < 0 ? a.axis + rank : a.axis;
+  const std::string& op = c.op().name;
+  if (axis == rank - 1) return c.AddNode(op, c.input_names(), c.output_names(), {{"axis", -1L}});
+  const std::string flat = c.FreshName(op + "_2d"), y = c.FreshName(op + "_out2d"),
+                    shape = c.FreshName(op + "_shape");
+  c.AddNode("Flatten", {c.input_name(0)}, {flat}, {{"axis", axis}});
+  c.AddNode(op, {flat}, {y}, {{"axis", int64_t{1}}});
+  c.AddNode("Shape", {c.input_name(0)}, {shape}, {});
+  c.AddNode("Reshape", {y, shape}, c.output_names(), {});
+}
+
 template <Mode M>
 bool Register(const char* name) {
   RegisterVersions<Axis1Attrs>(name, {1}, [](OpBuilder<Axis1Attrs>& b, int) {
     Build<M>(b, Infer1, Forward1<M, true>, Forward1<M, false>, Backward1<M>);
+    b.upgrade(Upgrade1);
   });
   RegisterVersions<AxisAttrs>(name, {13}, [](OpBuilder<AxisAttrs>& b, int) {
     Build<M>(b, Infer13, Forward13<M, true>, Forward13<M, false>, Backward13<M>);

@@ -106,6 +106,18 @@ void Export18(ExportCtx& c, const SplitAttrs& a) {
   c.AddNode("Split", {c.input_name(0)}, out, attrs);
 }
 
+// 13: `split` an input; 18 wants num_outputs for equal parts.
+void Upgrade2(ExportCtx& c, const SplitAttrs& a) {
+  AttrMap attrs = c.attrs();
+  attrs.erase("split");
+  std::vector<std::string> in = {c.input_name(0)};
+  if (a.split)
+    in.push_back(c.AddInts(*a.split, "split"));
+  else if (c.opset() >= 18)
+    attrs["num_outputs"] = static_cast<int64_t>(c.num_outputs());
+  c.AddNode("Split", in, c.output_names(), attrs);
+}
+
 }  // namespace
 
 // 13 made `split` an input, 18 added num_outputs.
@@ -120,7 +132,7 @@ void Export18(ExportCtx& c, const SplitAttrs& a) {
       if (v >= 13)
         b.inputs({"input", "split?"}).dtypes({DType::kInt64}, {1});
       else
-        b.inputs({"input"}).attr("split", &SplitAttrs::split);
+        b.inputs({"input"}).attr("split", &SplitAttrs::split).upgrade(Upgrade2);
       if (v >= 18) b.attr("num_outputs", &SplitAttrs::num_outputs).to_onnx(Export18);
     });
 

@@ -60,7 +60,10 @@ SINGA_REGISTER_OP(Squeeze, SqueezeAttrs)
     .dtypes(ops::AnyDType())
     .infer([](const InferCtx& c, const SqueezeAttrs& a) { return Spec(View(c, a.axes)); })
     .alias([](const InferCtx& c, const SqueezeAttrs& a) { return TensorList{View(c, a.axes)}; })
-    .backward(ops::ReshapeGrad{});
+    .backward(ops::ReshapeGrad{})
+    .upgrade([](ExportCtx& c, const SqueezeAttrs& a) {  // 13: axes an input
+      AddWithInputs(c, {a.axes ? c.AddInts(*a.axes, "axes") : ""}, {"axes"});
+    });
 SINGA_REGISTER_OP(Squeeze, NoAttrs)
     .since_opset(13)
     .inputs({"data", "axes?"})

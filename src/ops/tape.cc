@@ -1,6 +1,8 @@
 // Grad mode and the recording of op applications for autograd.
 #include "singa/ops/tape.h"
 
+#include <algorithm>
+
 #include "singa/ops/op.h"
 
 namespace singa {
@@ -27,7 +29,19 @@ namespace {
 thread_local bool t_grad_enabled = true;
 thread_local bool t_training = false;
 thread_local bool t_tracing = false;
+thread_local bool t_recording = true;
 }  // namespace
+
+bool RecordingEnabled() { return t_recording; }
+void SetRecording(bool on) { t_recording = on; }
+NoGradGuard::NoGradGuard() : prev_grad_(t_grad_enabled), prev_recording_(t_recording) {
+  t_grad_enabled = false;
+  t_recording = false;
+}
+NoGradGuard::~NoGradGuard() {
+  t_grad_enabled = prev_grad_;
+  t_recording = prev_recording_;
+}
 
 bool TracingEnabled() { return t_tracing; }
 void SetTracing(bool on) { t_tracing = on; }
@@ -46,26 +60,32 @@ GradModeGuard::~GradModeGuard() { t_grad_enabled = prev_; }
 
 void internal::MaybeRecord(const OpSchema& op, const std::shared_ptr<const void>& attrs,
                            std::span<const Tensor> inputs, TensorList& outputs) {
-  if (!t_grad_enabled) return;
+  if (!t_recording) return;
   bool any = false;
   for (const Tensor& t : inputs) any |= t.defined() && t.requires_grad();
-  // While tracing (for the ONNX export), also the applications no gradient
-  // flows through are recorded: they save nothing and their outputs do not
-  // require grad, so backward never reaches them.
-  const bool for_grad = any && op.backward;
-  if (!for_grad && !t_tracing) return;
+  const bool for_grad = t_grad_enabled && any && op.backward;
   auto node = std::make_shared<autograd::Node>();
   node->op = &op;
   node->attrs = attrs;
-  node->inputs.assign(inputs.begin(), inputs.end());
   node->num_inputs = static_cast<int>(inputs.size());
   node->num_outputs = static_cast<int>(outputs.size());
   if (for_grad) {
+    node->inputs.assign(inputs.begin(), inputs.end());
     node->saved.reserve(inputs.size() + outputs.size());
     for (const Tensor& t : inputs) node->saved.push_back(t.defined() ? t.Detach() : Tensor());
     for (const Tensor& t : outputs) node->saved.push_back(t.Detach());
   } else {
-    node->released = true;  // nothing saved: backward must never run it
+    // Structure only: saves nothing, so backward never runs it, and keeps
+    // the values of leaves (parameters, constants, graph inputs) but not of
+    // activations, unless tracing.
+    node->released = true;
+    node->inputs.reserve(inputs.size());
+    for (const Tensor& t : inputs) {
+      const autograd::Node* c = t.defined() ? t.creator().get() : nullptr;
+      if (c) node->depth = std::max(node->depth, c->depth + 1);
+      node->inputs.push_back(c && !t_tracing ? t.Hollow() : t);
+    }
+    if (node->depth >= kMaxRecordDepth) return;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     outputs[i].set_creator(node, static_cast<int>(i));

@@ -129,7 +129,12 @@ const std::vector<DType> kTopK11 = [] {
           .backward_outputs(2)
           .backward(Backward);
       if (v < 10) {
-        b.inputs({"X"}).attr("k", &TopKAttrs::k, /*required=*/true).dtypes(kTopK1);
+        b.inputs({"X"})
+            .attr("k", &TopKAttrs::k, /*required=*/true)
+            .dtypes(kTopK1)
+            .upgrade([](ExportCtx& c, const TopKAttrs& a) {  // 10: k an input
+              AddWithInputs(c, {c.AddInts({a.k}, "k")}, {"k"});
+            });
         return;
       }
       b.inputs({"X", "K"})

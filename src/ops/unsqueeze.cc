@@ -37,7 +37,10 @@ SINGA_REGISTER_OP(Unsqueeze, UnsqueezeAttrs)
     .dtypes(ops::AnyDType())
     .infer([](const InferCtx& c, const UnsqueezeAttrs& a) { return Spec(View(c, a.axes)); })
     .alias([](const InferCtx& c, const UnsqueezeAttrs& a) { return TensorList{View(c, a.axes)}; })
-    .backward(ops::ReshapeGrad{});
+    .backward(ops::ReshapeGrad{})
+    .upgrade([](ExportCtx& c, const UnsqueezeAttrs& a) {  // 13: axes an input
+      AddWithInputs(c, {c.AddInts(a.axes, "axes")}, {"axes"});
+    });
 SINGA_REGISTER_OP(Unsqueeze, NoAttrs)
     .since_opset(13)
     .inputs({"data", "axes"})

@@ -158,6 +158,54 @@ TEST(SONNXModel, SubclassedInCppCutsAppendsTrainsAndSaves) {
   EXPECT_EQ(losses[0], losses[1]);
 }
 
+// SINGA's workflow: export right after an inference call, no guards, in
+// eager and in graph mode (the step's record expands into its ops).
+TEST(Export, AfterAnInferenceCallInEveryMode) {
+  for (bool graph : {false, true}) {
+    Mlp m;
+    Tensor x = Input(8);
+    Trained(m, x);
+    m.Eval();
+    m.Graph(graph);
+    Tensor y;
+    for (int call = 0; call < 2; ++call) y = m.Call({x})[0];  // the second replays
+    auto rep = sonnx::PrepareFromBytes(sonnx::ToOnnx({x}, {y}));
+    ExpectNear(rep->Run({x})[0], y);
+    // And the imported model's own (planned) run exports too.
+    Tensor z = rep->Run({x})[0];
+    ExpectNear(sonnx::PrepareFromBytes(sonnx::ToOnnx({x}, {z}))->Run({x})[0], y);
+  }
+}
+
+// A record of an older op version is written in the target opset's form:
+// Softmax-1 (the input seen as 2-d) beside an op that needs opset 13.
+TEST(Export, UpgradesOlderForms) {
+  Tensor x = Tensor::FromVector<float>({2, 3, 2}, {1, 2, 3, 4, 5, 6, -1, 0, 1, 2, 3, 9});
+  const OpSchema& softmax1 = OpRegistry::Get("Softmax", 9);
+  Tensor s =
+      softmax1.Run(std::vector<Tensor>{x}, softmax1.ParseAttrs({{"axis", int64_t{1}}}, {}))[0];
+  Tensor y = Call1("Unsqueeze", {s, Tensor::FromVector<int64_t>({1}, {0})});
+  const std::string bytes = sonnx::ToOnnx({x}, {y});
+  auto rep = sonnx::PrepareFromBytes(bytes);
+  EXPECT_EQ(rep->opset(), 13);
+  ExpectNear(rep->Run({x})[0], y);
+  // The same at an explicit newer target.
+  ExpectNear(sonnx::PrepareFromBytes(sonnx::ToOnnx({x}, {s}, {.opset = 21}))->Run({x})[0], s);
+}
+
+// An imported model that declares batch 1 takes the batch of Compile's inputs.
+TEST(SONNXModel, CompileTakesThePlaceholdersBatch) {
+  Mlp m;
+  Tensor x1 = Input(1);
+  Trained(m, Input(8));
+  m.Eval();
+  Tensor y1 = m.Call({x1})[0];
+  sonnx::SONNXModel s(sonnx::PrepareFromBytes(sonnx::ToOnnx({x1}, {y1})));
+  s.Compile({Input(4)}, /*is_train=*/false);
+  EXPECT_EQ(s.Call({Input(4)})[0].shape(), (Shape{4, 3}));
+  EXPECT_EQ(s.rep()->inputs()[0].dims, (std::vector<int64_t>{4, 5}));
+}
+
 TEST(Export, OlderOpsetWhereTheOpsAllowIt) {
   Mlp m;
   Tensor x = Input(8);
@@ -179,7 +227,7 @@ TEST(Export, OutputWithoutHistory) {
   Trained(m, x);
   Tensor y;
   {
-    NoGradGuard no_grad;
+    NoGradGuard no_recording;
     y = m.Forward({x})[0];
   }
   y.set_name("logits");

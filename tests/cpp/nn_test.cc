@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "singa/singa.h"
 
@@ -81,6 +82,17 @@ TEST(Model, StatesFileRoundTripAndMismatch) {
   Train(false, m);
   const std::string path = testing::TempDir() + "/mlp.states";
   m.SaveStates(path, {{"epoch", Tensor::Scalar<int64_t>(4)}});
+  // SINGA's checkpoint: a zip holding the arrays and their attributes.
+  const nn::StatesFile file = nn::LoadStatesFile(path);
+  EXPECT_EQ(file.states.size(), m.GetStates().size());
+  EXPECT_EQ(file.aux.count("epoch"), 1u);
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(bytes.rfind("PK", 0), 0u);
+    EXPECT_NE(bytes.find("states_attr.json"), std::string::npos);
+    EXPECT_NE(bytes.find("tensor_dict.npz"), std::string::npos);
+  }
   Mlp other;
   other.Compile({MakeBatch(0).x}, false);
   nn::TensorMap aux = other.LoadStates(path);

@@ -1,4 +1,4 @@
-// libFuzzer target: states-file bytes -> load_states's reader (LoadTensors).
+// libFuzzer target: states-file bytes -> load_states's reader (LoadStatesFile).
 #include "fuzz_common.h"
 #include "singa/nn/model.h"
 
@@ -10,8 +10,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static singa::fuzz::ScratchFile file;
   try {
-    for (auto& [name, t] : singa::nn::LoadTensors(file.Write(singa::fuzz::Bytes(data, size))))
-      t.Contiguous();
+    const auto f = singa::nn::LoadStatesFile(file.Write(singa::fuzz::Bytes(data, size)));
+    for (const auto* m : {&f.states, &f.aux})
+      for (auto& [name, t] : *m) t.Contiguous();
   } catch (const singa::Error&) {
   }
   return 0;

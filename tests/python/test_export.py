@@ -486,10 +486,18 @@ def _small():
 
 
 class NoRecording(Recording):
+    """Recording off (set_recording(False), C++'s NoGradGuard): ops leave
+    no record, not even the structure an inference forward keeps."""
 
     def __enter__(self):
         super().__enter__()
         _singa.set_grad_enabled(False)
+        self.recording = _singa.recording_enabled()
+        _singa.set_recording(False)
+
+    def __exit__(self, *exc):
+        _singa.set_recording(self.recording)
+        super().__exit__(*exc)
 
 
 def test_error_no_recorded_history():

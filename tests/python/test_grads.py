@@ -88,7 +88,7 @@ def test_backward_accumulates_over_reuse():
     np.testing.assert_allclose(to_numpy(g), 2 * np.array([1.0, 2.0, 3.0]) + 1)
 
 
-def test_no_grad_records_nothing():
+def test_no_grad_records_structure_only():
     x = to_singa(np.ones(3))
     x.stores_grad = True
     _singa.set_grad_enabled(False)
@@ -96,5 +96,12 @@ def test_no_grad_records_nothing():
         y = _singa.call_op("Mul", [x, x])[0]
     finally:
         _singa.set_grad_enabled(True)
-    assert y.creator_op is None
-    assert _singa.call_op("Mul", [x, x])[0].creator_op == "Mul"
+    # The record the export reads, but nothing for backward.
+    assert y.creator_op == "Mul" and not y.requires_grad
+    assert _singa.backward(y) == []
+    _singa.set_recording(False)
+    try:
+        assert _singa.call_op("Mul", [x, x])[0].creator_op is None
+    finally:
+        _singa.set_recording(True)
+    assert _singa.call_op("Mul", [x, x])[0].requires_grad

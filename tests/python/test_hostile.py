@@ -395,7 +395,7 @@ def test_ctrl_c_stops_a_run(tape):
 @pytest.mark.parametrize("call,arg", [
     (lambda: layer.Conv2d(8, 3, paddin=1), "paddin"),
     (lambda: layer.Linear(4, 10, bias_init=0.1), "bias_init"),
-    (lambda: _relu_rep().run([np.ones((2, 2), np.float32)], all_outputs=True), "all_outputs"),
+    (lambda: _relu_rep().run([np.ones((2, 2), np.float32)], all_output=True), "all_output"),
     (lambda: sonnx.prepare(_model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x")],
                                   [_vi("y")]), base_dri="."), "base_dri"),
 ])

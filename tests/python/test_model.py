@@ -132,7 +132,8 @@ def test_compile_names_and_modes():
     assert [p.name for p in m.get_params().values()] == ["fc1.W", "fc1.b", "fc2.W", "fc2.b"]
     assert autograd.training is False
     out = m(tensor.Tensor(data=np.ones((2, 8), np.float32)))
-    assert out.shape == (2, 4) and out.creator is None  # eval records nothing
+    # Eval records the structure (for the export), nothing for backward.
+    assert out.shape == (2, 4) and out.creator == "Gemm" and not out.requires_grad
     m.train()
     assert autograd.training is True and m.training
     m.eval()

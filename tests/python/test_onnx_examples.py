@@ -65,3 +65,38 @@ def test_transfer_learning_raises_the_new_tasks_accuracy(tmp_path, monkeypatch, 
     onnx.checker.check_model(exported, full_check=True)
     assert exported.graph.output[0].type.tensor_type.shape.dim[1].dim_value == 2
     assert (tmp_path / "transfer_learning.png").stat().st_size > 1000
+
+
+def _write_mnist(folder):
+    """MNIST's four files, made of scikit-learn's digits (8x8, scaled up
+    three times and padded to 28x28): 1280 training and 512 test images."""
+    import gzip
+    import struct
+
+    from sklearn.datasets import load_digits
+    d = load_digits()
+    images = np.kron(d.images, np.ones((3, 3))) * (255 / 16)
+    images = np.pad(images, ((0, 0), (2, 2), (2, 2))).astype(np.uint8)
+    labels = d.target.astype(np.uint8)
+    for prefix, sl in (("train", slice(0, 1280)), ("t10k", slice(1280, 1792))):
+        with gzip.open(folder / f"{prefix}-images-idx3-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">IIII", 2051, len(images[sl]), 28, 28) + images[sl].tobytes())
+        with gzip.open(folder / f"{prefix}-labels-idx1-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">II", 2049, len(labels[sl])) + labels[sl].tobytes())
+
+
+def test_earlier_page_mnist_example_runs(tmp_path, monkeypatch, capsys):
+    _write_mnist(tmp_path)
+    monkeypatch.setenv("MNIST_DIR", str(tmp_path))
+    monkeypatch.setenv("MNIST_ONNX", str(tmp_path / "mnist.onnx"))
+    runpy.run_path(os.path.join(EXAMPLES, "mnist_earlier_api.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    for step in ("training completed", "The model is saved.", "re-training completed",
+                 "transfer-learning completed"):
+        assert step in out, out
+    assert "Downloading" not in out
+    accs = [float(l.split()[-1]) for l in out.splitlines() if l.startswith("testing acc")]
+    assert len(accs) == 2 and all(0 <= a <= 1 for a in accs), out
+    model = onnx.load(tmp_path / "mnist.onnx")
+    onnx.checker.check_model(model, full_check=True)
+    assert [n.op_type for n in model.graph.node].count("Conv") == 2

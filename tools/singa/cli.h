@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "npy.h"
+#include "singa/core/npy.h"
 #include "singa/onnx/sonnx.h"
 
 namespace singa::cli {

@@ -141,6 +141,11 @@ class Tensor {
   void set_creator(std::shared_ptr<autograd::Node> node, int output_index);
   // The same storage and view without autograd history or flags.
   Tensor Detach() const;
+  // The same logical tensor (identity, name, record, dtype, shape) without
+  // its values: records kept for the export hold activations this way.
+  // Reading its data throws.
+  Tensor Hollow() const;
+  bool hollow() const;
   // Identity of the logical tensor (shared by copies), for maps keyed by tensor.
   const void* id() const {
     return autograd_ ? static_cast<const void*>(autograd_.get()) : block_.get();

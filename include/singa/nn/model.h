@@ -31,8 +31,9 @@ namespace singa::nn {
 // A step captured once and replayed: Capture runs fn on `inputs` while the
 // inputs' device records, plans the memory of what it created, keeps the
 // recording and runs it once; Replay copies new inputs (of the captured
-// shapes) into the captured ones and runs the recording again. Outputs are
-// the same tensors after every run.
+// shapes) into the captured ones and runs the recording again. Each call
+// returns copies of the outputs, recorded as one application of the step,
+// which the ONNX export expands into the ops of the capture.
 class GraphStep {
  public:
   using Fn = std::function<TensorList(const TensorList&)>;
@@ -45,9 +46,11 @@ class GraphStep {
 
  private:
   void Run();
+  TensorList Results(const TensorList& inputs) const;
   bool captured_ = false;
   Device device_;
   TensorList inputs_, outputs_;
+  std::shared_ptr<const void> record_;  // the capture's inputs and recorded outputs
   std::vector<DeviceRuntime::Op> ops_;
   size_t arena_bytes_ = 0;
 };
@@ -105,8 +108,14 @@ class Model : public Layer {
   std::map<std::string, GraphStep> steps_;
 };
 
-// The states file format of SaveStates: named dense tensors.
-void SaveTensors(const std::string& path, const TensorMap& tensors);
-TensorMap LoadTensors(const std::string& path);
+// The states file of SaveStates: SINGA's checkpoint (a zip of
+// tensor_dict.npz and states_attr.json, the model's states with
+// state_type 0 and the aux states with 1), written atomically. Loading also
+// reads the earlier "SINGAST1" files. IOError names what is wrong.
+struct StatesFile {
+  TensorMap states, aux;
+};
+void SaveStatesFile(const std::string& path, const TensorMap& states, const TensorMap& aux = {});
+StatesFile LoadStatesFile(const std::string& path);
 
 }  // namespace singa::nn

@@ -1,17 +1,15 @@
 // ONNX export ("the sonnx frontend"): the computation that produced some
-// tensors, traced back through the autograd records, written as an ONNX
-// model that other runtimes run.
+// tensors, traced back through the op records, written as an ONNX model that
+// other runtimes run.
 //
-//   singa::GradModeGuard record(true);              // ops record in grad mode,
-//   singa::TracingGuard trace;                      // every op while tracing
-//   Tensor y = model.Forward({x})[0];
+//   Tensor y = model.Forward({x})[0];               // in any mode
 //   std::string bytes = singa::sonnx::ToOnnx({x}, {y}, {.model_name = "cnn"});
 //   singa::sonnx::SaveOnnx("cnn.onnx", {x}, {y});   // written atomically
 //
-// Where the graph comes from: in grad mode the op applications gradients
-// flow through record a node with their schema, parsed attributes and inputs
-// (singa/ops/tape.h); with tracing on as well (TracingGuard; Python's
-// sonnx.to_onnx given a callable) every op application does. The trace walks
+// Where the graph comes from: every op application records a node with its
+// schema, parsed attributes and inputs (singa/ops/tape.h), in inference as
+// in training; an imported model's planned run records one node for the
+// run, which the export expands by running its graph again. The trace walks
 // these from the outputs and stops at the given inputs. Leaves
 // it reaches are parameters (stores_grad: initializers named by
 // Tensor::name(), the dotted path) or constants (initializers too).
@@ -27,7 +25,7 @@
 // where each op's registered version is also the one in effect there.
 //
 // Errors (singa exceptions naming the tensor or op): an output with no
-// recorded history (run the forward in grad mode), an input the outputs do
+// recorded history (computed with recording off), an input the outputs do
 // not depend on, a value computed from an input without a recorded op, an
 // op without an ONNX form (UnsupportedOp), two tensors with one name.
 #pragma once

@@ -40,6 +40,9 @@ class SONNXModel : public nn::Model {
  protected:
   // The whole graph's outputs.
   TensorList Forward(const TensorList& inputs) override { return Run(inputs); }
+  // Compile's (or the first call's) inputs give the batch size: their first
+  // dimensions replace the declared ones (SingaRep::AdoptBatchSize).
+  void Initialize(const TensorList& inputs) override;
 
  private:
   std::shared_ptr<SingaRep> rep_;

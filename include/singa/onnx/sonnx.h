@@ -92,10 +92,20 @@ class SingaRep {
   const std::map<std::string, Tensor>& params() const;
   // Graph inputs that Run takes (those without an initializer), in order.
   const std::vector<ValueInfo>& inputs() const;
+  // Declares `batch` as the first dimension of every graph input that has
+  // a shape (SINGA's placeholder batch size): later runs take inputs of
+  // that batch, and shapes downstream follow. A graph that hard-codes the
+  // old batch (a Reshape to [1, ...]) then fails naming that node.
+  void SetBatchSize(int64_t batch);
+  // The same from example inputs (placeholders): each input's first
+  // dimension becomes the declared one where its rank matches.
+  void AdoptBatchSize(const TensorList& inputs);
   const std::vector<ValueInfo>& outputs() const;
   // Number of layers (non-Constant nodes) and their op types in run order.
   int num_nodes() const;
   std::vector<std::string> node_op_types() const;
+  // The names of each layer's outputs the model uses, in run order.
+  std::vector<std::vector<std::string>> node_output_names() const;
   // The model's opset for a domain ("" and "ai.onnx" are the default one);
   // 0 when the model does not import the domain.
   int opset(std::string_view domain = "") const;

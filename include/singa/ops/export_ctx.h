@@ -54,6 +54,39 @@ class ExportCtx {
   virtual void AddDefault() = 0;
   // "BatchNormalization (making float32[2,3])" for error messages.
   virtual std::string where() const = 0;
+
+  // Every input's (output's) name, in order.
+  std::vector<std::string> input_names() const {
+    std::vector<std::string> v;
+    for (int i = 0; i < num_inputs(); ++i) v.push_back(input_name(i));
+    return v;
+  }
+  std::vector<std::string> output_names() const {
+    std::vector<std::string> v;
+    for (int i = 0; i < num_outputs(); ++i) v.push_back(output_name(i));
+    return v;
+  }
+  // A constant input holding `values` (int64, 1-d).
+  std::string AddInts(const std::vector<int64_t>& values, std::string_view hint) {
+    return AddConstant(Tensor::FromVector<int64_t>({static_cast<int64_t>(values.size())}, values),
+                       hint);
+  }
+  // A constant input holding `value`, a scalar of input i's dtype.
+  std::string AddScalarLike(double value, int i, std::string_view hint) {
+    return AddConstant(Tensor::Scalar<double>(value).AsType(input(i).dtype()), hint);
+  }
 };
+
+// Upgrades (OpSchema::upgrade) where attributes became inputs: the op under
+// its own name with the recorded inputs, then `moved` (constant inputs' names,
+// "" for absent ones), and the recorded attributes but those in `dropped`.
+inline void AddWithInputs(ExportCtx& c, const std::vector<std::string>& moved,
+                          const std::vector<std::string>& dropped) {
+  std::vector<std::string> in = c.input_names();
+  in.insert(in.end(), moved.begin(), moved.end());
+  AttrMap attrs = c.attrs();
+  for (const std::string& a : dropped) attrs.erase(a);
+  c.AddNode(c.op().name, in, c.output_names(), attrs, c.op().domain);
+}
 
 }  // namespace singa

@@ -232,6 +232,29 @@ class OpSchema {
   AliasFn alias;
   BackwardFn backward;
   ExportFn to_onnx;
+  // Export of a node recorded in this version's form at a newer target opset
+  // (ExportCtx::opset) whose version differs. Without one, the exporter
+  // upgrades a node whose attributes the newer version parses with the same
+  // defaults and whose inputs and outputs it names alike, unless a version
+  // in between changes_meaning.
+  ExportFn upgrade;
+  // Internal ops whose record stands for a computation recorded elsewhere (a
+  // captured graph step, an imported model's planned run): that computation,
+  // from the attributes and the record's inputs, for the export to walk.
+  struct Expansion {
+    TensorList inputs;   // stand-ins of the record's inputs, in order
+    TensorList outputs;  // with their own records, one per record output
+  };
+  using ExpandFn = std::function<Expansion(const void* attrs, const TensorList& inputs)>;
+  ExpandFn expand;
+  // Inputs the op keeps as state (running statistics): an imported model's
+  // initializers there are buffers, not weights to train.
+  std::vector<int> state_inputs;
+  // This version means something else than the previous one with the same
+  // attributes and inputs: records of older versions need their upgrade hook.
+  bool changes_meaning = false;
+  // The opset that removed the op (ONNX marks it deprecated there); 0: none.
+  int removed_in = 0;
   ValueKernelFn value_kernel;
   std::optional<CutGraph> cut_graph;
   // 2 x multiply-adds of one application from its input shapes and its
@@ -501,6 +524,30 @@ class OpBuilder {
   // Export hook: the op's ONNX form when it is not the recorded one.
   OpBuilder& to_onnx(std::function<void(ExportCtx&, const A&)> fn) {
     s_->to_onnx = [fn](ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
+    return *this;
+  }
+  // See OpSchema::expand.
+  OpBuilder& expand(std::function<OpSchema::Expansion(const A&, const TensorList&)> fn) {
+    s_->expand = [fn](const void* a, const TensorList& in) {
+      return fn(*static_cast<const A*>(a), in);
+    };
+    return *this;
+  }
+  // See OpSchema::upgrade, changes_meaning and removed_in.
+  OpBuilder& upgrade(std::function<void(ExportCtx&, const A&)> fn) {
+    s_->upgrade = [fn](ExportCtx& c, const void* a) { fn(c, *static_cast<const A*>(a)); };
+    return *this;
+  }
+  OpBuilder& state_inputs(std::vector<int> inputs) {
+    s_->state_inputs = std::move(inputs);
+    return *this;
+  }
+  OpBuilder& changes_meaning() {
+    s_->changes_meaning = true;
+    return *this;
+  }
+  OpBuilder& removed_in(int opset) {
+    s_->removed_in = opset;
     return *this;
   }
   // The op on Values (see OpSchema::RunValues).

@@ -1,6 +1,8 @@
-// The tape: what the dispatcher records for autograd. While grad mode is on,
-// an op with a registered backward whose inputs require grad records a Node
-// (SINGA's `creator`) on its outputs; autograd::Backward walks these back.
+// The tape: what the dispatcher records, for autograd and the ONNX export.
+// Every op application records a Node (SINGA's `creator`) on its outputs;
+// while grad mode is on, one of an op with a registered backward whose
+// inputs require grad also saves what backward reads, and
+// autograd::Backward walks these back.
 //
 //   Tensor w = Tensor::Ones({3}).set_stores_grad(true);
 //   Tensor y = Call1("Mul", {x, w});       // y.creator() is the Mul node
@@ -17,8 +19,14 @@ namespace singa {
 
 class OpSchema;
 
-// Grad mode: ops record themselves only while it is on (the default). The
-// dispatcher reads it; kernels never do.
+// What the dispatcher records. Every op application records its structure
+// (op, attributes, links to the records of its inputs) on its outputs, in
+// every mode, for the ONNX export (singa/onnx/export.h) and SINGA's
+// `creator`: without grad mode such a record keeps no activation alive (the
+// inputs made by recorded ops are kept as their dtype and shape only; see
+// Tensor::Hollow). With grad mode on (the default in C++; Python's
+// autograd.training) an op with a registered backward whose inputs require
+// grad also saves the tensors its backward reads.
 bool GradEnabled();
 // Sets this thread's grad mode (Python's autograd uses this; C++ prefers the guards).
 void SetGradEnabled(bool enabled);
@@ -32,16 +40,30 @@ class GradModeGuard {
  private:
   bool prev_;
 };
-class NoGradGuard : public GradModeGuard {
+// Recording at all (on by default): off, ops record nothing, for work that is
+// not part of any model's computation (initializers, backward itself,
+// importer folding, optimizer arithmetic).
+bool RecordingEnabled();
+void SetRecording(bool on);  // this thread's; C++ prefers NoGradGuard
+// Grad mode and recording off.
+class NoGradGuard {
  public:
-  NoGradGuard() : GradModeGuard(false) {}
-};
+  NoGradGuard();
+  ~NoGradGuard();
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
 
-// Tracing: while on (and grad mode is on) every op application records
-// itself, also those no gradient flows through (ops without a backward,
-// inputs that need no gradient): the ONNX export (singa/onnx/export.h) walks
-// these records. Off by default: records of the others would keep their
-// inputs alive for nothing.
+ private:
+  bool prev_grad_, prev_recording_;
+};
+// A chain of structure-only records longer than this (a state carried over
+// many inference calls) starts over: the op's outputs get no record, so
+// memory stays bounded; exporting through such a chain fails naming the output.
+inline constexpr int kMaxRecordDepth = 1 << 16;
+
+// Tracing: while on, structure-only records keep their inputs' values too
+// (sonnx.to_onnx given a callable turns it on; export hooks may then read
+// computed values). Off by default.
 bool TracingEnabled();
 void SetTracing(bool on);  // this thread's; C++ prefers the guard
 class TracingGuard {
@@ -81,7 +103,8 @@ struct Node {
   TensorList saved;   // detached inputs then outputs: the values backward reads
   int num_inputs = 0;
   int num_outputs = 0;
-  bool released = false;  // backward ran and freed `saved`
+  bool released = false;  // backward ran and freed `saved`, or nothing was saved
+  int depth = 0;          // structure-only records: 1 + the longest chain behind
   // Set by backward: whether input i leads to a parameter (stores_grad).
   std::vector<bool> needs_grad;
 
@@ -120,8 +143,9 @@ class GradCtx {
 }  // namespace singa
 
 namespace singa::internal {
-// Called by the dispatcher after an op ran: records a Node on `outputs` when
-// grad mode is on, the op has a backward and an input requires grad.
+// Called by the dispatcher after an op ran: records a Node on `outputs`
+// (see RecordingEnabled), saving for backward when grad mode is on, the op
+// has a backward and an input requires grad.
 void MaybeRecord(const OpSchema& op, const std::shared_ptr<const void>& attrs,
                  std::span<const Tensor> inputs, TensorList& outputs);
 }  // namespace singa::internal

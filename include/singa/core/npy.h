@@ -1,9 +1,10 @@
 // numpy's .npy and .npz files, read into and written from singa Tensors, so
-// that `singa run` and `singa check` exchange arrays with numpy.
+// that `singa run` and `singa check` exchange arrays with numpy, and zip
+// archives (SINGA's checkpoints are zips of an .npz and a JSON file).
 //
-//   Tensor x = cli::ReadNpy("x.npy");
-//   auto arrays = cli::ReadNpz("inputs.npz");           // {name, tensor} in file order
-//   cli::WriteNpz("out.npz", {{"logits", y}});          // np.load("out.npz")["logits"]
+//   Tensor x = ReadNpy("x.npy");
+//   auto arrays = ReadNpz("inputs.npz");           // {name, tensor} in file order
+//   WriteNpz("out.npz", {{"logits", y}});          // np.load("out.npz")["logits"]
 //
 // .npy: format versions 1-3, little-endian or byte-sized types, C or Fortran
 // order: bool, int8..int64, uint8..uint64, float16/32/64, complex64/128 and
@@ -20,7 +21,7 @@
 
 #include "singa/core/tensor.h"
 
-namespace singa::cli {
+namespace singa {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
@@ -34,5 +35,14 @@ void WriteNpz(const std::string& path, const NamedTensors& arrays);
 Tensor ParseNpy(std::string_view bytes, const std::string& what);
 NamedTensors ParseNpz(std::string_view bytes, const std::string& what);
 std::string NpyBytes(const Tensor& t);
+std::string NpzBytes(const NamedTensors& arrays, const std::string& what);
 
-}  // namespace singa::cli
+// Zip archives: the entries {name, bytes} in file order (stored or deflated;
+// zip64 followed), and an archive of stored entries. IOError names `what`.
+using ZipEntries = std::vector<std::pair<std::string, std::string>>;
+// `kind` says what the file should have been ("an .npz file").
+ZipEntries ParseZip(std::string_view bytes, const std::string& what,
+                    std::string_view kind = "a zip file");
+std::string ZipBytes(const ZipEntries& entries, const std::string& what);
+
+}  // namespace singa

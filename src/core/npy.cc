@@ -1,7 +1,7 @@
 // .npy: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 // .npz: a zip archive (PKWARE APPNOTE) of NAME.npy entries; numpy writes
 // them with zip64 extra fields, which the reader follows.
-#include "npy.h"
+#include "singa/core/npy.h"
 
 #include <zlib.h>
 
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <limits>
 
-namespace singa::cli {
+namespace singa {
 namespace {
 
 struct Descr {
@@ -299,7 +299,7 @@ void WriteNpy(const std::string& path, const Tensor& t) { WriteFile(path, NpyByt
 
 NamedTensors ReadNpz(const std::string& path) { return ParseNpz(ReadFile(path), "'" + path + "'"); }
 
-NamedTensors ParseNpz(std::string_view b, const std::string& what) {
+ZipEntries ParseZip(std::string_view b, const std::string& what, std::string_view kind) {
   // The end-of-central-directory record: 22 bytes plus a comment of < 64 KiB.
   size_t eocd = std::string_view::npos;
   if (b.size() >= 22) {
@@ -312,7 +312,7 @@ NamedTensors ParseNpz(std::string_view b, const std::string& what) {
     }
   }
   SINGA_CHECK(eocd != std::string_view::npos, IOError,
-              what << " is not an .npz file (no zip directory)");
+              what << " is not " << kind << " (no zip directory)");
   uint64_t entries = Le(b, eocd + 10, 2), cd_offset = Le(b, eocd + 16, 4);
   if (eocd >= 20 && Le(b, eocd - 20, 4) == 0x07064b50) {
     // zip64: the real counts and offsets are in the zip64 end record.
@@ -322,7 +322,7 @@ NamedTensors ParseNpz(std::string_view b, const std::string& what) {
     entries = Le(b, z64 + 32, 8);
     cd_offset = Le(b, z64 + 48, 8);
   }
-  NamedTensors out;
+  ZipEntries out;
   size_t at = cd_offset;
   for (uint64_t e = 0; e < entries; ++e) {
     SINGA_CHECK(at + 46 <= b.size() && Le(b, at, 4) == 0x02014b50, IOError,
@@ -368,21 +368,38 @@ NamedTensors ParseNpz(std::string_view b, const std::string& what) {
     SINGA_CHECK(crc32(0, reinterpret_cast<const Bytef*>(data.data()),
                       static_cast<uInt>(data.size())) == crc,
                 IOError, entry << ": CRC mismatch (corrupt file)");
-    if (name.ends_with(".npy")) name.resize(name.size() - 4);
-    out.emplace_back(name, ParseNpy(data, entry));
+    out.emplace_back(std::move(name), std::move(data));
+  }
+  return out;
+}
+
+NamedTensors ParseNpz(std::string_view b, const std::string& what) {
+  NamedTensors out;
+  for (auto& [name, data] : ParseZip(b, what, "an .npz file")) {
+    const std::string entry = what + " entry '" + name + "'";
+    std::string key = name.ends_with(".npy") ? name.substr(0, name.size() - 4) : name;
+    out.emplace_back(std::move(key), ParseNpy(data, entry));
   }
   return out;
 }
 
 void WriteNpz(const std::string& path, const NamedTensors& arrays) {
+  WriteFile(path, NpzBytes(arrays, "'" + path + "'"));
+}
+
+std::string NpzBytes(const NamedTensors& arrays, const std::string& what) {
+  ZipEntries entries;
+  for (const auto& [name, t] : arrays) entries.emplace_back(name + ".npy", NpyBytes(t));
+  return ZipBytes(entries, what);
+}
+
+std::string ZipBytes(const ZipEntries& entries, const std::string& what) {
   std::string zip, directory;
   // 1980-01-01 00:00, the earliest DOS date: the files carry no timestamp.
   constexpr uint16_t kDate = (0 << 9) | (1 << 5) | 1, kTime = 0;
-  for (const auto& [name, t] : arrays) {
-    const std::string entry = name + ".npy";
-    const std::string data = NpyBytes(t);
+  for (const auto& [entry, data] : entries) {
     SINGA_CHECK(data.size() < 0xffffffffu && zip.size() < 0xffffffffu, IOError,
-                "'" << path << "': arrays over 4 GiB need zip64, which the writer does not do");
+                what << ": entries over 4 GiB need zip64, which the writer does not do");
     const uint32_t crc =
         crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size()));
     const size_t local = zip.size();
@@ -419,19 +436,19 @@ void WriteNpz(const std::string& path, const NamedTensors& arrays) {
     PutLe(directory, local, 4);
     directory += entry;
   }
-  SINGA_CHECK(arrays.size() < 0xffff && zip.size() < 0xffffffffu, IOError,
-              "'" << path << "': too many or too large arrays for a zip without zip64");
+  SINGA_CHECK(entries.size() < 0xffff && zip.size() < 0xffffffffu, IOError,
+              what << ": too many or too large entries for a zip without zip64");
   const size_t cd_offset = zip.size();
   zip += directory;
   PutLe(zip, 0x06054b50, 4);
   PutLe(zip, 0, 2);
   PutLe(zip, 0, 2);
-  PutLe(zip, arrays.size(), 2);
-  PutLe(zip, arrays.size(), 2);
+  PutLe(zip, entries.size(), 2);
+  PutLe(zip, entries.size(), 2);
   PutLe(zip, directory.size(), 4);
   PutLe(zip, cd_offset, 4);
   PutLe(zip, 0, 2);
-  WriteFile(path, zip);
+  return zip;
 }
 
-}  // namespace singa::cli
+}  // namespace singa
