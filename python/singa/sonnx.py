@@ -147,7 +147,11 @@ def _input_ct(x, name, sequence=True, dtype=None):
     if odd is not None:
         raise TypeError(f"SingaRep.run: input {name!r} holds {type(odd).__name__} values, "
                         f"not numbers or text")
-    return _ctensor_from_numpy(arr, dtype if as_list else None)
+    ct = _ctensor_from_numpy(arr, dtype if as_list else None)
+    # An identity of its own: a planned run's record then keeps only its
+    # dtype and shape, not the converted copy (no export can name it).
+    ct.requires_grad = False
+    return ct
 
 
 def _output(v):

@@ -269,6 +269,13 @@ void RecordPlannedRun(const std::shared_ptr<Graph>& graph, const ValueList& inpu
   };
   TensorList in, out;
   if (!tensors(inputs, in) || !tensors(result, out)) return;
+  // The expansion needs the inputs' dtypes and shapes and, for the export to
+  // find them, their identities: an input with an identity of its own (an
+  // autograd record; Python gives one to the arrays it converts for a run)
+  // is kept as its dtype and shape only; one whose storage is its identity,
+  // whole.
+  for (Tensor& t : in)
+    if (t.id() != t.block().get() && !t.stores_grad() && t.name().empty()) t = t.Hollow();
   auto attrs =
       std::make_shared<const PlannedRunAttrs>(PlannedRunAttrs{graph, last_layers, aux_output});
   internal::MaybeRecord(PlannedRunOp(), attrs, in, out);

@@ -76,8 +76,8 @@ void internal::MaybeRecord(const OpSchema& op, const std::shared_ptr<const void>
     for (const Tensor& t : outputs) node->saved.push_back(t.Detach());
   } else {
     // Structure only: saves nothing, so backward never runs it, and keeps
-    // the values of leaves (parameters, constants, graph inputs) but not of
-    // activations, unless tracing.
+    // the values of leaves (parameters, constants, graph inputs: the export
+    // cannot tell them apart) but not of activations, unless tracing.
     node->released = true;
     node->inputs.reserve(inputs.size());
     for (const Tensor& t : inputs) {

@@ -218,6 +218,23 @@ def test_inference_records_keep_no_activations():
     check_export(om, x, y, "eight layers")
 
 
+def test_planned_run_keeps_no_input_copy():
+    """A planned run's record keeps no copy of inputs given as arrays: an
+    output kept holds its own bytes only."""
+    x = onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [64, 4096])
+    y = onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [64, 4])
+    w = onnx.numpy_helper.from_array(np.ones((4096, 4), np.float32), "w")
+    g = onnx.helper.make_graph([onnx.helper.make_node("MatMul", ["x", "w"], ["y"])], "mm", [x],
+                               [y], [w])
+    rep = sonnx.prepare(onnx.helper.make_model(g))
+    feed = np.ones((64, 4096), np.float32)
+    rep.run([feed])  # the plan
+    before = device.current_memory()
+    kept = [rep.run([feed])[0] for _ in range(4)]
+    assert device.current_memory() - before <= 4 * 64 * 4 * 4 + 4096, "inputs are held"
+    assert len(kept) == 4
+
+
 def test_recording_off_means_no_history():
     x, _ = data((2, 3), 2)
     _singa.set_recording(False)
