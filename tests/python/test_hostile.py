@@ -229,6 +229,46 @@ def test_states_file_sizes_are_checked_before_allocating(tmp_path, content, matc
         _compiled().load_states(path)
 
 
+def _checkpoint(path, attrs, arrays=None, skip=()):
+    """A SINGA checkpoint zip with the given states_attr.json text."""
+    import io
+    import zipfile
+    npz = io.BytesIO()
+    np.savez(npz, **(arrays if arrays is not None else {"fc.W": np.ones((4, 3), np.float32)}))
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        if "npz" not in skip:
+            zf.writestr("tensor_dict.npz", npz.getvalue())
+        if "json" not in skip:
+            zf.writestr("states_attr.json", attrs)
+
+
+@pytest.mark.parametrize("attrs,skip,match", [
+    ('{"fc.W": {"state_type": 0', (), "invalid JSON"),
+    ('{"fc.W": {"state_type": 7}}', (), "no state_type 0 or 1"),
+    ('{"other": {"state_type": 0}}', (), "'fc.W' has no entry in states_attr.json"),
+    ('{"fc.W": {"state_type": 0}} trailing', (), "text after the JSON object"),
+    ('[' * 100000, (), "invalid JSON"),
+    ('{"fc.W": {"state_type": 0, "x": ' + "[" * 100 + "]" * 100 + "}}", (), "nested too deeply"),
+    ('{"fc.W": {"state_type": 0}}', ("npz",), "lacks tensor_dict.npz"),
+    ('{"fc.W": {"state_type": 0}}', ("json",), "lacks states_attr.json"),
+])
+def test_corrupt_checkpoints_are_refused(tmp_path, attrs, skip, match):
+    path = tmp_path / "bad.zip"
+    _checkpoint(path, attrs, skip=skip)
+    with pytest.raises(OSError, match=match):
+        _compiled().load_states(path)
+
+
+def test_a_truncated_checkpoint_is_refused(tmp_path):
+    path = tmp_path / "m.zip"
+    _compiled().save_states(path)
+    data = path.read_bytes()
+    for cut in (len(data) // 2, len(data) - 30, 10):
+        path.write_bytes(data[:cut])
+        with pytest.raises(OSError, match="m.zip"):
+            _compiled().load_states(path)
+
+
 def test_save_states_does_not_follow_a_planted_link(tmp_path):
     m = _compiled()
     victim = tmp_path / "victim.txt"

@@ -8,7 +8,8 @@ model: the mutation campaign's seed models (a CNN, shapes computed through
 Shape/Gather/Concat, If and Loop subgraphs, mixed dtypes, attention,
 sequences) and models in older exporters' forms (opset 7 and 9), an LSTM, a
 Scan, and a model whose weights are external data (w.bin, which the model
-target provides). states: files written by singa's own save_states.
+target provides). states: files written by singa's own save_states (SINGA's
+zip checkpoints; the earlier SINGAST1 files stay in the corpus).
 npy: .npy files of several dtypes and orders, and .npz files stored and
 deflated, as numpy writes them."""
 import io
@@ -76,13 +77,14 @@ def states_files(folder):
                    "fc.b": np.zeros(3, np.float32)},
         "mixed": {"bn.running_mean": np.zeros(8, np.float32), "step": np.array(7, np.int64),
                   "half": np.ones((2, 2), np.float16), "mask": np.array([True, False]),
-                  "aux:epoch": np.array([3], np.int32)},
+                  "aux:epoch": np.array([3], np.int32), "odd \"name\"\n": np.ones(1)},
         "empty": {},
         "scalar": {"s": np.array(1.5, np.float64)},
     }
     for name, arrays in files.items():
-        _singa.nn.save_tensors(os.path.join(folder, name + ".states"),
-                               {k: tensor.from_numpy(v).data for k, v in arrays.items()})
+        states = {k: tensor.from_numpy(v).data for k, v in arrays.items() if not k.startswith("aux:")}
+        aux = {k[4:]: tensor.from_numpy(v).data for k, v in arrays.items() if k.startswith("aux:")}
+        _singa.nn.save_states_file(os.path.join(folder, name + ".zip"), states, aux)
 
 
 def npy_files(folder):
@@ -109,7 +111,9 @@ def npy_files(folder):
 NPY_WORDS = [b"\x93NUMPY", b"descr", b"fortran_order", b"shape", b"True", b"False", b"<f4",
              b"<f2", b"<f8", b"<i8", b"<i4", b"|u1", b"|b1", b"<U3", b">i4", b"<c8",
              b"PK\x03\x04", b"PK\x01\x02", b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07", b".npy"]
-STATES_WORDS = [b"SINGAST1", b"aux:", b"\xff\xff\xff\xff", b"\x00\x00\x00\x00\x00\x00\x00\x80"]
+STATES_WORDS = [b"SINGAST1", b"aux:", b"\xff\xff\xff\xff", b"\x00\x00\x00\x00\x00\x00\x00\x80",
+                b"PK\x03\x04", b"PK\x01\x02", b"PK\x05\x06", b"tensor_dict.npz",
+                b"states_attr.json", b'"state_type"', b'"shape"', b'"dtype"', b"\\u00"]
 MODEL_WORDS = [b"ai.onnx", b"ai.onnx.ml", b"com.microsoft", b"external_data", b"location",
                b"offset", b"length", b"w.bin", b"../w.bin", b"dim_param", b"N",
                b"\xff\xff\xff\xff\xff\xff\xff\xff\x01"]  # varint -1
