@@ -141,6 +141,7 @@ void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>
 struct SingaRep::Plans {
   std::mutex mu;
   bool enabled = true;
+  int64_t declared_batch = -1;  // the model's own, once SetBatchSize changed it
   std::map<std::string, std::unique_ptr<Plan>> by_key;
   std::vector<std::string> latest_op_types;
 };
@@ -188,6 +189,7 @@ void SingaRep::AdoptBatchSize(const TensorList& inputs) {
     if (!t.defined() || !v.has_shape || v.dims.empty() || t.ndim() != std::ssize(v.dims) ||
         v.dims[0] < 0 || v.dims[0] == t.dim(0))
       continue;
+    if (plans_->declared_batch < 0) plans_->declared_batch = v.dims[0];
     v.dims[0] = t.dim(0);
     changed = true;
   }
@@ -296,8 +298,41 @@ TensorList SingaRep::Run(const TensorList& inputs, int last_layers,
   return result;
 }
 
+namespace {
+// After the batch changed: the Reshape nodes whose constant shape starts
+// with the model's own batch, which a shape error likely comes from.
+std::string HardCodedBatch(const Graph& g, int64_t declared) {
+  std::string found;
+  for (const Node& n : g.nodes) {
+    if (n.op_type != "Reshape" || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
+    const Tensor& shape = g.constants[n.inputs[1]];
+    if (!shape.defined() || shape.dtype() != DType::kInt64 || shape.numel() < 2 ||
+        shape.ToVector<int64_t>()[0] != declared)
+      continue;
+    found += (found.empty() ? "" : ", ") + g.Where(n);
+  }
+  return found;
+}
+}  // namespace
+
 ValueList SingaRep::RunValues(const ValueList& inputs, int last_layers,
                               const std::vector<std::string>& aux_output) const {
+  const int64_t declared = plans_->declared_batch;
+  if (declared < 0) return RunOnce(inputs, last_layers, aux_output);
+  try {
+    return RunOnce(inputs, last_layers, aux_output);
+  } catch (const ShapeError& e) {
+    const std::string nodes = HardCodedBatch(*graph_, declared);
+    if (nodes.empty()) throw;
+    throw ShapeError(std::string(e.what()) + " (the model declares batch " +
+                     std::to_string(declared) + ", changed by SetBatchSize or a placeholder; " +
+                     nodes + " hard-codes " + std::to_string(declared) +
+                     " as its first dimension)");
+  }
+}
+
+ValueList SingaRep::RunOnce(const ValueList& inputs, int last_layers,
+                            const std::vector<std::string>& aux_output) const {
   const Graph& g = *graph_;
   const CancelScope cancel(canceller_);
   const int num_nodes = static_cast<int>(g.nodes.size());

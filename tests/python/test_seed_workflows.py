@@ -385,15 +385,16 @@ def test_target_opset_given():
 
 # ---- 3. the batch size comes from the placeholder -----------------------------
 
-def _batch1_model(hard_coded_reshape=False):
+def _batch1_model(hard_coded_reshape=None):
     """A batch-1 model (as the zoo declares): Conv, Relu, Flatten, Gemm;
-    with hard_coded_reshape a Reshape to [1, 64] in place of Flatten."""
+    with hard_coded_reshape a Reshape to that shape in place of Flatten."""
     rng = np.random.default_rng(1)
     x = onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 2, 4, 4])
     y = onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 3])
     inits = [onnx.numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
              for n, s in [("w", (4, 2, 3, 3)), ("fc", (64, 3))]]
-    inits.append(onnx.numpy_helper.from_array(np.array([1, 64], np.int64), "shape"))
+    inits.append(onnx.numpy_helper.from_array(np.array(hard_coded_reshape or [1, 64], np.int64),
+                                              "shape"))
     flat = (onnx.helper.make_node("Reshape", ["r", "shape"], ["f"], name="hard_reshape")
             if hard_coded_reshape else onnx.helper.make_node("Flatten", ["r"], ["f"]))
     nodes = [onnx.helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
@@ -439,8 +440,11 @@ def test_prepare_batch_size_and_update_batch_size():
         np.testing.assert_allclose(tensor.to_numpy(got), want, rtol=1e-5, atol=1e-5)
 
 
-def test_hard_coded_batch_names_the_node():
-    rep = sonnx.prepare(_batch1_model(hard_coded_reshape=True), batch_size=4)
+@pytest.mark.parametrize("shape", [[1, 64], [1, -1]])
+def test_hard_coded_batch_names_the_node(shape):
+    """A Reshape to [1, 64] fails itself; one to [1, -1] makes a later node
+    fail, and the error names the Reshape too."""
+    rep = sonnx.prepare(_batch1_model(hard_coded_reshape=shape), batch_size=4)
     with pytest.raises(ValueError, match="hard_reshape"):
         rep.run([_batch(4)])
 
@@ -549,3 +553,25 @@ def test_old_singast1_files_still_load(tmp_path):
     assert m2.load_states(str(path)) == {}
     for k, v in states.items():
         np.testing.assert_array_equal(tensor.to_numpy(m2.get_states()[k]), tensor.to_numpy(v))
+
+
+# ---- 4. the names the pages use ----------------------------------------------------
+
+def test_singa_frontend_and_rep_names():
+    x, _ = data((1, 4), 3)
+    rep = sonnx.prepare(_tiny_onnx())
+    assert rep.tensor_map is rep.params and set(rep.tensor_map) == {"w"}
+    every = rep.run([x], all_outputs=True)
+    assert list(every) == ["h", "r", "y"]
+    np.testing.assert_array_equal(tensor.to_numpy(every["y"]), tensor.to_numpy(rep.run([x])[0]))
+    cut = rep.run([x], last_layers=-2, all_outputs=True)
+    assert list(cut) == ["h", "r"]
+    y = rep.run([x])[0]
+    m = sonnx.SingaFrontend.singa_to_onnx_model([x], [y], model_name="tiny")
+    assert m.graph.name == "tiny"
+    g = sonnx.SingaFrontend.singa_to_onnx_graph([x], [y])
+    assert [n.op_type for n in g.node] == [n.op_type for n in m.graph.node]
+    with pytest.raises(TypeError, match="model_nam"):
+        sonnx.SingaFrontend.singa_to_onnx_model([x], [y], model_nam="typo")
+    with pytest.raises(TypeError, match="all_output"):
+        rep.run([x], all_output=True)

@@ -135,6 +135,8 @@ class SingaRep {
   void Cancel() const { canceller_.Cancel(); }
 
  private:
+  ValueList RunOnce(const ValueList& inputs, int last_layers,
+                    const std::vector<std::string>& aux_output) const;
   struct Plans;
   std::shared_ptr<Graph> graph_;
   std::unique_ptr<Plans> plans_;
