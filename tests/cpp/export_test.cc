@@ -206,6 +206,22 @@ TEST(SONNXModel, CompileTakesThePlaceholdersBatch) {
   EXPECT_EQ(s.rep()->inputs()[0].dims, (std::vector<int64_t>{4, 5}));
 }
 
+// A state carried over many inference calls: its chain of records starts
+// over at kMaxRecordDepth instead of growing without bound.
+TEST(Export, InferenceRecordChainsAreBounded) {
+  GradModeGuard inference(false);
+  Tensor x = Tensor::FromVector<float>({2}, {1, 2});
+  Tensor h = x;
+  for (int i = 0; i < kMaxRecordDepth + 10; ++i) h = Call1("Relu", {h});
+  ASSERT_TRUE(h.creator());
+  EXPECT_LT(h.creator()->depth, 16);
+  std::string msg = ErrorOf<ShapeError>([&] { sonnx::ToOnnx({x}, {h}); });
+  EXPECT_NE(msg.find("not used"), std::string::npos) << msg;
+  Tensor y = Call1("Relu", {x});
+  EXPECT_EQ(y.creator()->depth, 0);
+  EXPECT_TRUE(y.creator()->inputs[0].defined());
+}
+
 TEST(Export, OlderOpsetWhereTheOpsAllowIt) {
   Mlp m;
   Tensor x = Input(8);
