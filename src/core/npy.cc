@@ -25,14 +25,6 @@ constexpr Descr kDescrs[] = {
     {"f2", DType::kFloat16},   {"f4", DType::kFloat32},    {"f8", DType::kFloat64},
     {"c8", DType::kComplex64}, {"c16", DType::kComplex128}};
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  SINGA_CHECK(in, IOError, "cannot open '" << path << "': " << std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  SINGA_CHECK(!in.bad(), IOError, "reading '" << path << "' failed");
-  return bytes;
-}
-
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   SINGA_CHECK(out, IOError, "cannot write '" << path << "': " << std::strerror(errno));
@@ -291,6 +283,14 @@ std::string NpyBytes(const Tensor& in) {
     out.append(static_cast<const char*>(t.raw_data()), t.nbytes());
   }
   return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  SINGA_CHECK(in, IOError, "cannot open '" << path << "': " << std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  SINGA_CHECK(!in.bad(), IOError, "reading '" << path << "' failed");
+  return bytes;
 }
 
 Tensor ReadNpy(const std::string& path) { return ParseNpy(ReadFile(path), "'" + path + "'"); }

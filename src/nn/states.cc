@@ -6,9 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "singa/core/file.h"
 #include "singa/core/npy.h"
@@ -256,14 +254,6 @@ StatesFile ParseSingast1(std::string_view b, const std::string& path) {
   return out;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  SINGA_CHECK(in, IOError, "load_states: cannot open '" << path << "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 void SaveStatesFile(const std::string& path, const TensorMap& states, const TensorMap& aux) {
@@ -297,7 +287,7 @@ void SaveStatesFile(const std::string& path, const TensorMap& states, const Tens
 }
 
 StatesFile LoadStatesFile(const std::string& path) {
-  const std::string bytes = ReadAll(path);
+  const std::string bytes = ReadFile(path);
   if (bytes.size() >= sizeof(kMagic) && std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0)
     return ParseSingast1(bytes, path);
   const std::string what = "load_states: '" + path + "'";

@@ -25,6 +25,9 @@ namespace singa {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
+// A whole file's bytes (IOError naming it when it cannot be read).
+std::string ReadFile(const std::string& path);
+
 // Errors are IOError naming the file (and the entry of an .npz).
 Tensor ReadNpy(const std::string& path);
 NamedTensors ReadNpz(const std::string& path);
