@@ -1,11 +1,10 @@
-"""Saving a singa model as ONNX (seeds/onnx.md, "Saving SINGA model into ONNX
+"""Saving a singa model as ONNX (SINGA's ONNX documentation, "Saving SINGA model into ONNX
 Format"): train the digits CNN built from singa layers, trace it with
 sonnx.to_onnx, check and save the file, then run it with sonnx and, where it
 is installed, onnxruntime.
 
     python examples/onnx/export.py [--epochs 5] [--out out]
 """
-import argparse
 import os
 import sys
 
@@ -17,6 +16,7 @@ import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import example_cli  # noqa: E402
 from demo import BATCH, accuracy, train  # noqa: E402
 from train_digits import CNN, load_data  # noqa: E402
 
@@ -24,10 +24,10 @@ from singa import autograd, device, opt, sonnx, tensor  # noqa: E402
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, default=5)
-    ap.add_argument("--out", default="out")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = example_cli.parser(__doc__)
+    ap.add_argument("--epochs", type=int, default=5, help="training epochs of the digits CNN")
+    ap.add_argument("--out", default="out", help="where the ONNX file and the plot go")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the data split and the weights")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     device.get_default_device().SetRandSeed(args.seed)
@@ -38,7 +38,7 @@ def main(argv=None):
     model.compile([tensor.PlaceHolder((BATCH, 1, 8, 8))], is_train=True, use_graph=True)
     losses = train(model, x_train, y_train, args.epochs, "train", np.random.default_rng(args.seed))
 
-    # The seed's form: x is the input tensor, y the output tensor of a
+    # SINGA's ONNX page's form: x is the input tensor, y the output tensor of a
     # forward in training mode, where every op records the op that made it;
     # to_onnx traces those records back from y. (sonnx.to_onnx([x], model)
     # runs the forward itself.)
@@ -75,4 +75,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(example_cli.run(main))

@@ -12,9 +12,13 @@ device in place of the GPU:
     before the last layer;
   - the data folder is MNIST_DIR (default /tmp/, the page's), where the four
     MNIST files are downloaded unless they are there already, and the model
-    is saved to MNIST_ONNX (default /tmp/mnist.onnx).
+    is saved to MNIST_ONNX (default /tmp/mnist.onnx); a download that
+    fails stops the script with one line naming the file and MNIST_DIR;
+  - the script takes no arguments but --help.
 """
+import argparse
 import os
+import sys
 import urllib.request
 import gzip
 import numpy as np
@@ -26,6 +30,9 @@ from singa import opt
 from singa import autograd
 from singa import sonnx
 import onnx
+
+argparse.ArgumentParser(description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
 
 
 def load_dataset():
@@ -52,7 +59,11 @@ def check_exist_or_download(url):
     filename = os.path.join(download_dir, name)
     if not os.path.isfile(filename):
         print("Downloading %s" % url)
-        urllib.request.urlretrieve(url, filename)
+        try:
+            urllib.request.urlretrieve(url, filename)
+        except OSError as e:
+            sys.exit(f"mnist_earlier_api.py: error: cannot download {url} ({e}); put {name} "
+                     f"in MNIST_DIR ({download_dir})")
     return filename
 
 

@@ -1,4 +1,4 @@
-"""Transfer learning on an ONNX model (seeds/onnx.md, "Transfer-learning an
+"""Transfer learning on an ONNX model (SINGA's ONNX documentation, "Transfer-learning an
 ONNX model"): cut the imported model with last_layers, append a Linear
 layer, train on a new task, and export the result.
 
@@ -9,7 +9,6 @@ must take [N, 1, 8, 8] digits (default: export.py's digits CNN, trained on the
 ten classes). last_layers: -1 keeps every layer, -2 cuts after the
 second-to-last (here: drops the classifier Gemm), -3 one more, and so on.
 """
-import argparse
 import os
 import sys
 
@@ -18,12 +17,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import onnx  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 import export  # noqa: E402
+import example_cli  # noqa: E402
 from demo import BATCH, accuracy, train  # noqa: E402
 from train_digits import load_data  # noqa: E402
 
@@ -31,7 +30,7 @@ from singa import autograd, device, layer, opt, sonnx, tensor  # noqa: E402
 
 
 class MyModel(sonnx.SONNXModel):
-    """The seed's transfer model: the imported layers up to `last_layers`,
+    """SINGA's ONNX page's transfer model: the imported layers up to `last_layers`,
     then a new Linear layer."""
 
     def __init__(self, onnx_model, classes, last_layers):
@@ -63,12 +62,13 @@ class MyModel(sonnx.SONNXModel):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = example_cli.parser(__doc__)
     ap.add_argument("model", nargs="?", help="an ONNX file taking [N, 1, 8, 8] digits")
-    ap.add_argument("--last-layers", type=int, default=-2)
-    ap.add_argument("--epochs", type=int, default=3)
-    ap.add_argument("--out", default="out")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--last-layers", type=int, default=-2,
+                    help="where to cut the imported model (-1 keeps every layer)")
+    ap.add_argument("--epochs", type=int, default=3, help="training epochs of the new model")
+    ap.add_argument("--out", default="out", help="where the default model and the result go")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the data split and the weights")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     if args.model is None:
@@ -78,7 +78,7 @@ def main(argv=None):
     x_train, x_test, y_train, y_test = load_data(args.seed)
     parity_train, parity_test = y_train % 2, y_test % 2
 
-    model = MyModel(onnx.load(args.model), 2, args.last_layers)
+    model = MyModel(example_cli.load_model(args.model), 2, args.last_layers)
     model.set_optimizer(opt.SGD(lr=0.02, momentum=0.9, weight_decay=1e-5))
     tx = tensor.PlaceHolder((BATCH, 1, 8, 8))
     model.compile([tx], is_train=True, use_graph=True, sequential=True)
@@ -113,4 +113,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(example_cli.run(main))

@@ -15,7 +15,6 @@ not installed here).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -27,6 +26,8 @@ from singa import sonnx, tensor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+import example_cli  # noqa: E402
 import zoo_models  # noqa: E402
 
 # The tolerance of tests/python/test_zoo.py: float32 kernels that sum in a
@@ -243,15 +244,20 @@ def check(path, feeds, outs):
 
 
 def main(name, argv=None):
+    """The script of zoo model `name`: its exit status."""
+    return example_cli.run(lambda: _main(name, argv))
+
+
+def _main(name, argv):
     spec = zoo_models.ZOO[name]
-    ap = argparse.ArgumentParser(description=f"{spec.title} with singa's ONNX import.")
+    ap = example_cli.parser(f"{spec.title} with singa's ONNX import.\n\n" + __doc__)
     ap.add_argument("--model", help="an ONNX file (e.g. from the ONNX model zoo); default: "
                     "export the architecture locally with random weights")
     ap.add_argument("--size", choices=["full", "small"], default="full",
                     help="the generated model's size (small: a narrow, shallow variant)")
     ap.add_argument("--opset", type=int, default=zoo_models.NEWEST_OPSET,
                     help="the generated model's opset")
-    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=1, help="how many inputs one run takes")
     if not spec.is_text:
         ap.add_argument("--image", help="an image file (default: scikit-learn's china.jpg)")
     ap.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime")

@@ -1,4 +1,4 @@
-"""The architectures of the ONNX model zoo table (seeds/onnx.md), defined with
+"""The architectures of the ONNX model zoo table (SINGA's ONNX documentation), defined with
 torch.nn and exported by torch's TorchScript exporter, with random weights.
 
     import zoo_models as zm

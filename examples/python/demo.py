@@ -1,11 +1,10 @@
-"""The main job, end to end on scikit-learn's digits (the seed's "full
+"""The main job, end to end on scikit-learn's digits (SINGA's ONNX page's "full
 example"): train a CNN with singa, export it with sonnx.to_onnx and save it
 as an ONNX file, load it with sonnx, infer, re-train it, transfer-learn a
 new head and export that model again; then the same with the model written
 at opset 9 (as the model zoo's files are), checked in onnxruntime; printing
 the accuracies and saving a plot. `make demo` runs this.
 """
-import argparse
 import os
 import sys
 import time
@@ -19,6 +18,7 @@ import onnx  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import example_cli  # noqa: E402
 from train_digits import CNN, load_data  # noqa: E402
 
 from singa import autograd, device, layer, opt, sonnx, tensor  # noqa: E402
@@ -67,7 +67,7 @@ def export(m, x, path, name):
 
 
 class Retrain(sonnx.SONNXModel):
-    """Re-training the imported model (seeds/onnx.md)."""
+    """Re-training the imported model (SINGA's ONNX documentation)."""
 
     def forward(self, *x):
         return super().forward(*x)[0]
@@ -83,7 +83,7 @@ class Retrain(sonnx.SONNXModel):
 
 
 class Transfer(Retrain):
-    """Transfer learning (seeds/onnx.md): cut the imported model after its
+    """Transfer learning (SINGA's ONNX documentation): cut the imported model after its
     feature layer and append a new head."""
 
     def __init__(self, onnx_model, classes):
@@ -96,9 +96,9 @@ class Transfer(Retrain):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--out", default="out")
+    ap = example_cli.parser(__doc__)
+    ap.add_argument("--epochs", type=int, default=10, help="training epochs of the digits CNN")
+    ap.add_argument("--out", default="out", help="where the models and the plot are written")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     device.get_default_device().SetRandSeed(0)
@@ -200,4 +200,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(example_cli.run(main))

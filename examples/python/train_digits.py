@@ -5,8 +5,8 @@ loss/accuracy plot.
     .venv/bin/python examples/python/train_digits.py                 # graph mode
     .venv/bin/python examples/python/train_digits.py --eager --epochs 5
 """
-import argparse
 import os
+import sys
 import time
 
 import matplotlib
@@ -17,6 +17,9 @@ import numpy as np  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from tqdm import tqdm  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import example_cli  # noqa: E402
 
 from singa import autograd, device, layer, model, opt, tensor  # noqa: E402
 
@@ -66,13 +69,14 @@ def evaluate(m, x, y, batch):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--epochs", type=int, default=12)
-    p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--lr", type=float, default=0.05)
+    p = example_cli.parser(__doc__)
+    p.add_argument("--epochs", type=int, default=12, help="passes over the training set")
+    p.add_argument("--batch", type=int, default=64, help="batch size")
+    p.add_argument("--lr", type=float, default=0.05, help="SGD learning rate")
     p.add_argument("--eager", action="store_true", help="run eagerly instead of graph mode")
-    p.add_argument("--plot", default="out/train_digits.png")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", default="out/train_digits.png",
+                   help="where the loss and accuracy plot is saved")
+    p.add_argument("--seed", type=int, default=0, help="seed of the data split and the weights")
     args = p.parse_args()
 
     dev = device.get_default_device()
@@ -122,8 +126,8 @@ def main():
     fig.tight_layout()
     fig.savefig(args.plot, dpi=100)
     print(f"plot saved to {args.plot}")
-    return history["test_acc"][-1]
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(example_cli.run(main))

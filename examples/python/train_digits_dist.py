@@ -11,12 +11,13 @@ ranks add --oversubscribe.) --option takes fp32, fp16, partialUpdate,
 sparseTopK or sparseThreshold, or several of them, each trained from the
 same initial model; --json writes rank 0's results.
 """
-import argparse
 import json
+import sys
 import time
 
 import numpy as np
 
+import example_cli
 from singa import autograd, device, opt, tensor
 from train_digits import CNN, load_data
 
@@ -107,18 +108,19 @@ def train(option, args, data):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--option", nargs="+", default=["fp32"], choices=OPTIONS)
+    p = example_cli.parser(__doc__)
+    p.add_argument("--option", nargs="+", default=["fp32"], choices=OPTIONS,
+                   help="how the ranks exchange gradients; several train one after another")
     p.add_argument("--spars", type=float, default=None,
                    help="kept fraction (sparseTopK, default 0.05) or magnitude threshold "
                         "(sparseThreshold, default 0.01)")
-    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--epochs", type=int, default=10, help="passes over each rank's share")
     p.add_argument("--batch", type=int, default=32, help="batch size of each rank")
-    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--lr", type=float, default=0.05, help="SGD learning rate")
     p.add_argument("--buff-size", type=int, default=4194304,
                    help="float32 elements of one fused message")
     p.add_argument("--eager", action="store_true", help="run eagerly instead of graph mode")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the data split and the weights")
     p.add_argument("--json", help="rank 0 writes {option: per-epoch history} here")
     args = p.parse_args()
 
@@ -129,7 +131,8 @@ def main():
     if args.json and rank == 0:
         with open(args.json, "w") as f:
             json.dump(results, f)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(example_cli.run(main))

@@ -1,4 +1,4 @@
-"""singa on a CUDA GPU, from Python: the seed page's device calls, tensors to
+"""singa on a CUDA GPU, from Python: SINGA's ONNX page's device calls, tensors to
 and from numpy, ops and autograd, a model trained with the layers and an
 optimizer, the same losses as on the CPU. Skipped without a GPU."""
 import numpy as np

@@ -302,3 +302,36 @@ def test_onnx_training_example_without_mpirun(tmp_path):
     assert r["world_size"] == 1 and r["bytes_sent"] == 0 and len(r["history"]) == 2, r
     assert r["history"][-1]["loss"] < r["history"][0]["loss"], r
     assert "sparseThreshold: 1 rank(s)" in p.stdout, p.stdout
+
+
+def _doc_script(tmp_path):
+    """docs/distributed.md's script, as the page shows it."""
+    page = open(os.path.join(ROOT, "docs", "distributed.md")).read()
+    body = page.split("## Writing a distributed script", 1)[1].split("```python\n", 1)[1]
+    script = tmp_path / "dist_script.py"
+    script.write_text(body.split("```", 1)[0])
+    return str(script)
+
+
+def _epoch_losses(stdout):
+    return [float(line.split("loss")[1]) for line in stdout.splitlines()
+            if line.startswith("epoch")]
+
+
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_the_distributed_page_script_runs_as_written(mpirun, tmp_path, ranks):
+    script = _doc_script(tmp_path)
+    p, _ = _run((_mpirun(ranks) if ranks > 1 else []) + [PYTHON, script], timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    losses = _epoch_losses(p.stdout)
+    assert len(losses) == 3 and losses[-1] < losses[0] < 2.3, p.stdout
+
+
+def test_the_readme_mpirun_line_runs_as_written(mpirun):
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    lines = [cell for cell in readme.split("`") if cell.startswith("mpirun ")]
+    assert lines, "the README shows no mpirun command"
+    for line in lines:
+        p, _ = _run(["bash", "-c", line], timeout=180)
+        assert p.returncode == 0, f"{line}\n{p.stdout}\n{p.stderr}"
+        assert "2 rank(s)" in p.stdout and "test accuracy" in p.stdout, p.stdout

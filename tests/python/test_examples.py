@@ -13,8 +13,10 @@ EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "pytho
 def test_train_digits_reaches_97_percent(mode, tmp_path, monkeypatch, capsys):
     plot = tmp_path / "digits.png"
     monkeypatch.setattr(sys, "argv", [EXAMPLE, "--plot", str(plot)] + mode)
-    runpy.run_path(EXAMPLE, run_name="__main__")
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(EXAMPLE, run_name="__main__")
     out = capsys.readouterr().out
+    assert done.value.code == 0, out
     acc = float(out.strip().splitlines()[-2].rsplit(" ", 1)[1])
     assert acc >= 0.97, out
     assert plot.stat().st_size > 1000

@@ -449,7 +449,7 @@ def test_dynamic_batch_and_names():
 
 
 def test_export_after_training_forward_as_in_the_seed():
-    """seeds/onnx.md: y from a training-mode forward, then to_onnx([x], [y])."""
+    """SINGA's ONNX page: y from a training-mode forward, then to_onnx([x], [y])."""
     x, y = _data((6, 3, 8, 8))
     m = ResNetBlock()
     _train(m, x, y, 1)

@@ -19,7 +19,7 @@ class MLP(model.Model):
     def forward(self, x):
         return self.fc2(self.drop(self.relu(self.fc1(x))))
 
-    # seeds/onnx.md's signature: extra non-tensor arguments are fixed at capture.
+    # SINGA's ONNX page's signature: extra non-tensor arguments are fixed at capture.
     def train_one_batch(self, x, y, dist_option="fp32", spars=None):
         out = self.forward(x)
         loss = autograd.softmax_cross_entropy(out, y)
@@ -194,7 +194,7 @@ def test_corrupt_states_file(tmp_path, content):
 
 
 def test_seed_retraining_snippet_runs_with_a_layer_model():
-    """seeds/onnx.md's re-training code, with a model built from layers in
+    """SINGA's ONNX page's re-training code, with a model built from layers in
     place of SONNXModel and the CPU device in place of CUDA."""
     from singa import device as _device
 

@@ -1,6 +1,6 @@
 """singa.sonnx import: a small CNN against onnxruntime, last_layers and
 aux_output, errors on bad models and inputs, re-training and transfer
-learning as in seeds/onnx.md."""
+learning as in SINGA's ONNX page."""
 import os
 import subprocess
 import sys
@@ -472,7 +472,7 @@ def test_external_data_errors_name_the_tensor(tmp_path):
         sonnx.prepare(model_with([("location", "nothere.bin")]))
 
 
-# ---- training an imported model (seeds/onnx.md) ----------------------------
+# ---- training an imported model (SINGA's ONNX page) ----------------------------
 
 class RetrainModel(sonnx.SONNXModel):
     def __init__(self, onnx_model):

@@ -1,4 +1,4 @@
-"""Re-train an ONNX model with singa, data-parallel over MPI (seeds/onnx.md's
+"""Re-train an ONNX model with singa, data-parallel over MPI (SINGA's ONNX documentation:
 re-training and transfer-learning examples; SINGA's examples/onnx/training):
 load an ONNX model, cut it with last_layers, append a Linear head, and train
 on scikit-learn's digits with one of DistOpt's options.
@@ -17,9 +17,9 @@ fixed seed and also written to --out for inspection. Every rank trains on its
 own part of the training set; rank 0 prints the loss and accuracies reduced
 over the ranks, shows a progress bar and saves a plot.
 """
-import argparse
 import json
 import os
+import sys
 import time
 
 import matplotlib
@@ -32,6 +32,9 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from tqdm import tqdm  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import example_cli  # noqa: E402
 
 from singa import autograd, device, layer, opt, sonnx, tensor  # noqa: E402
 
@@ -149,7 +152,7 @@ def run(args):
     rank, world = sgd.global_rank, sgd.world_size
 
     if args.model:
-        onnx_model = onnx.load(args.model)
+        onnx_model = example_cli.load_model(args.model)
         source = args.model
     else:
         onnx_model = digits_cnn_onnx(args.seed)
@@ -251,17 +254,20 @@ def save_plot(history, args):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = example_cli.parser(__doc__)
     p.add_argument("model", nargs="?", help="an ONNX model taking [N, 1, 8, 8] "
                    "(default: build a small digits CNN)")
-    p.add_argument("--dist-option", default="fp32", choices=DIST_OPTIONS)
+    p.add_argument("--dist-option", default="fp32", choices=DIST_OPTIONS,
+                   help="how the ranks exchange gradients")
     p.add_argument("--spars", type=float, default=None,
                    help="kept fraction for sparseTopK (default 0.05), magnitude threshold for "
                         "sparseThreshold (default 0.01)")
-    p.add_argument("--epoch", "--max-epoch", dest="max_epoch", type=int, default=10)
+    p.add_argument("--epoch", "--max-epoch", dest="max_epoch", type=int, default=10,
+                   help="passes over each rank's share of the data")
     p.add_argument("--bs", "--batch-size", dest="batch_size", type=int, default=32,
                    help="batch size of each rank")
-    p.add_argument("--lr", "--learning-rate", dest="lr", type=float, default=0.05)
+    p.add_argument("--lr", "--learning-rate", dest="lr", type=float, default=0.05,
+                   help="SGD learning rate")
     p.add_argument("--last-layers", type=int, default=-2,
                    help="cut the imported model after this node (-1: keep every node, -2: "
                         "drop the last one, the default CNN's classifier)")
@@ -275,9 +281,10 @@ def main():
     p.add_argument("--plot", help="the plot's path (default OUT/onnx_training_OPTION.png)")
     p.add_argument("--json", help="rank 0 writes the per-epoch results here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the data split and the weights")
     run(p.parse_args())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(example_cli.run(main))

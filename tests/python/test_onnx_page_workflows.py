@@ -183,7 +183,7 @@ def test_seed_snippet_inference_then_export():
     x = tensor.Tensor(device=dev, data=INPUT)
     y = model.forward(x)
     m = sonnx.to_onnx([x], [y])
-    check_export(m, x, y, "seed snippet")
+    check_export(m, x, y, "the ONNX page's snippet")
     want = ort_run(onnx_model, [INPUT])[0]
     np.testing.assert_allclose(tensor.to_numpy(y), want, rtol=1e-5, atol=1e-6)
 
