@@ -9,7 +9,12 @@ process with recording on (the default) against recording off
   static plan), and an eager inference forward of the digits CNN at batch 64
   (a record per op);
 - the memory pool's peak over those runs, and the bytes a kept output holds
-  (a record keeps no activation alive).
+  (a record keeps no activation alive);
+- what graph mode's copy-out costs: a replayed step returns copies of its
+  results (the logits and the loss), so that what a user keeps is not
+  overwritten by the next step. The copies alone (cloned through Python,
+  so an upper bound) against the whole step, digits CNN batch 64 and
+  ResNet-18 batch 16 at 64x64.
 
     .venv/bin/python bench/run.py --only records
 """
@@ -21,7 +26,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIME = "Export records: inference with recording on vs off"
 MEMORY = "Export records: pool memory with recording on vs off"
-COLUMNS = {TIME: (("on", "off"), (1e3, "ms")), MEMORY: (("on", "off"), (1 / 2 ** 20, "MiB"))}
+COPY_OUT = "Graph mode: copying a step's results out vs the whole step"
+COLUMNS = {TIME: (("on", "off"), (1e3, "ms")), MEMORY: (("on", "off"), (1 / 2 ** 20, "MiB")),
+           COPY_OUT: (("copies", "step"), (1e3, "ms"))}
 
 
 def _recording(on, fn):
@@ -87,4 +94,26 @@ def bench_memory(rounds):
             del out
         rows.append((f"{label}, peak over the run", peaks[True], peaks[False], ""))
         rows.append((f"{label}, held while its output is kept", kept[True], kept[False], ""))
+    return rows
+
+
+def bench_copy_out(compare_many, rounds):
+    sys.path.insert(0, HERE)
+    import models
+    from singa import tensor
+    rows = []
+    for name, batch, hw, calls in (("cnn", 64, None, 50), ("resnet18", 16, 64, 5)):
+        x, y = models.data(name, batch, hw)
+        tx, ty = models.singa_inputs(x, y)
+        m = models.singa_model(name, tx, use_graph=True)
+        out, loss = m(tx, ty)  # the capture
+
+        def step():
+            tensor.to_numpy(m(tx, ty)[1])
+
+        def copies():
+            out.clone(), tensor.to_numpy(loss.clone())
+
+        t_copy, t_step = compare_many([copies, step], calls, rounds)
+        rows.append((f"{name} b{batch}: logits {list(out.shape)} and loss", t_copy, t_step, ""))
     return rows

@@ -297,6 +297,7 @@ def main():
          lambda: onnx_infer.bench_memory(args.threads, args.quick)),
         (records.TIME, lambda: records.bench_time(compare_many, rounds)),
         (records.MEMORY, lambda: records.bench_memory(rounds)),
+        (records.COPY_OUT, lambda: records.bench_copy_out(compare_many, rounds)),
         (CONFORMANCE, bench_conformance),
     ]
     if args.quick:
