@@ -50,7 +50,7 @@ def _cases():
     sys.path.insert(0, HERE)
     import models
     import onnx_infer
-    from singa import autograd, sonnx, tensor
+    from singa import autograd, sonnx
 
     onnx_infer._inference_mode()
     path = onnx_infer._path("resnet18")
