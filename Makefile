@@ -16,7 +16,7 @@ PY := $(VENV)/bin/python
 BUILD := build
 APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protobuf-compiler zlib1g-dev \
             libopenmpi-dev openmpi-bin clang-format pkg-config libjpeg62-turbo-dev libpng-dev \
-            libtiff-dev libwebp-dev libopenjp2-7-dev
+            libtiff-dev libwebp-dev libopenjp2-7-dev libcli11-dev
 SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 .PHONY: setup apt venv build demo test test-cpp test-python bench docs format clean \

@@ -84,7 +84,8 @@ def test_info_reports_versions_io_params_flops_and_histogram(cnn):
     assert "parameters   132 " in out  # 4*3*3*3 + 4 + 4*5 floats; the int64 shape is not one
     # Conv: 2 x (1*4*8*8 outputs) x (3*3*3) multiply-adds; MatMul: 2 x (1*5) x 4.
     conv, matmul = 2 * 4 * 8 * 8 * 27, 2 * 5 * 4
-    assert f"FLOPs        {_scaled(conv + matmul)} (Conv {_scaled(conv)}, MatMul 40; 2 nodes)" in out
+    flops = f"FLOPs        {_scaled(conv + matmul)} (Conv {_scaled(conv)}, MatMul 40; 2 nodes)"
+    assert flops in out
     for op in ["Conv 1", "MatMul 1", "Softmax 1", "Reshape 1"]:
         assert op in out
     assert "supported    yes" in out
@@ -141,6 +142,59 @@ def test_run_matches_the_reference_evaluator(cnn, tmp_path):
         assert sorted(got.files) == ["prob", "y"]
         np.testing.assert_allclose(got["y"], want[0], rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(got["prob"], want[1], rtol=1e-5, atol=1e-6)
+
+
+def test_run_takes_options_before_the_model(cnn, tmp_path):
+    """--input takes one or more files; the model ends them (an argument ending
+    in .onnx), as do the next option and --."""
+    x = np.random.default_rng(3).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    want = ReferenceEvaluator(str(cnn)).run(None, {"x": x})[1]
+    other = tmp_path / "cnn.model"  # a model file not named .onnx
+    other.write_bytes(cnn.read_bytes())
+    orders = [("--input", tmp_path / "x.npy", cnn, "--output"),
+              (cnn, "--input", tmp_path / "x.npy", "--output"),
+              ("--output", tmp_path / "o.npz", "--input", tmp_path / "x.npy", cnn),
+              ("--input", f"x={tmp_path / 'x.npy'}", "--", other, "--output"),
+              ("--input", tmp_path / "x.npy", "--threads", "1", other, "--output")]
+    for args in orders:
+        out = tmp_path / "o.npz"
+        out.unlink(missing_ok=True)
+        r = singa("run", *args, *([out] if args[-1] == "--output" else []))
+        assert r.returncode == 0, (args, r.stderr)
+        np.testing.assert_allclose(np.load(out)["prob"], want, rtol=1e-5, atol=1e-6)
+    line = _one_error_line(singa("run", "--input", tmp_path / "x.npy", other))
+    assert f"no MODEL.onnx given: --input takes the files up to the next option, so '{other}' " \
+           "is read as an input" in line
+
+
+def test_run_output_file_errors_come_before_the_run(cnn, tmp_path):
+    for name, message in [("o.txt", "the file name must end in .npy or .npz"),
+                          ("o.npy", "the model has 2 outputs and an .npy file holds one; write "
+                                    "them to an .npz")]:
+        r = singa("run", cnn, "--generate", "--output", tmp_path / name)
+        assert message in _one_error_line(r), r.stderr
+        assert r.stdout == "" and not (tmp_path / name).exists()
+
+
+def test_dim_errors_name_the_dim_and_list_the_models_dims(tmp_path):
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info("a", 1, ["batch", "seq", 4]),
+         helper.make_tensor_value_info("b", 1, ["batch", "seq", "width"])],
+        [helper.make_tensor_value_info("y", 1, ["batch", "seq", 4])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              tmp_path / "sym.onnx")
+    fixed = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "f",
+                              [helper.make_tensor_value_info("x", 1, [2])],
+                              [helper.make_tensor_value_info("y", 1, [2])])
+    onnx.save(helper.make_model(fixed, opset_imports=[helper.make_opsetid("", 17)]),
+              tmp_path / "fixed.onnx")
+    for command in [("run", "--generate"), ("bench",), ("info",), ("check",)]:
+        line = _one_error_line(singa(*command, tmp_path / "sym.onnx", "--dim", "N=2"))
+        assert "no symbolic dim 'N' (they have batch, seq, width)" in line, line
+    line = _one_error_line(singa("run", tmp_path / "fixed.onnx", "--generate", "--dim", "N=2"))
+    assert "no symbolic dim 'N' (they have none)" in line
 
 
 def test_run_reads_named_npz_inputs(cnn, tmp_path):
@@ -220,13 +274,72 @@ def test_check_fails_when_outputs_differ(tmp_path):
     assert r.stdout.splitlines()[-1].startswith("FAIL")
 
 
+def _stub_module(folder, name, text):
+    """A package `name` in `folder` that shadows the installed one (PYTHONPATH=folder)."""
+    (folder / name).mkdir(parents=True)
+    (folder / name / "__init__.py").write_text(text)
+    return str(folder)
+
+
 def test_check_without_onnxruntime_runs_singa_only(cnn, tmp_path):
-    fake = tmp_path / "python"
-    fake.write_text("#!/bin/sh\necho \"No module named 'onnxruntime'\" >&2\nexit 3\n")
-    fake.chmod(0o755)
-    r = singa("check", cnn, SINGA_PYTHON=str(fake))
+    stub = _stub_module(tmp_path, "onnxruntime",
+                        "raise ImportError(\"No module named 'onnxruntime'\")\n")
+    r = singa("check", cnn, PYTHONPATH=stub)
     assert r.returncode == 0, r.stderr
-    assert "y: float32[1,5]" in r.stdout and "onnxruntime is not installed" in r.stdout
+    assert r.stdout.splitlines() == [
+        "y: float32[1,5]", "prob: float32[1,5]",
+        f"no comparison: onnxruntime is not installed for {sys.executable} "
+        "(No module named 'onnxruntime')"]
+
+
+def test_check_when_onnxruntime_fails_on_the_model(cnn, tmp_path):
+    stub = _stub_module(tmp_path, "onnxruntime", (
+        "class SessionOptions:\n    pass\n\n\n"
+        "class InferenceSession:\n    def __init__(self, *args, **kwargs):\n"
+        "        raise RuntimeError('cannot load the model\\nat line 2')\n"))
+    r = singa("check", cnn, PYTHONPATH=stub)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stderr == ("singa check: onnxruntime failed on the model: RuntimeError: cannot load "
+                        "the model\n")
+
+
+def test_check_without_python_runs_singa_only(cnn, tmp_path):
+    r = singa("check", cnn, SINGA_PYTHON=str(tmp_path / "no-python"))
+    assert r.returncode == 0, r.stderr
+    assert "y: float32[1,5]" in r.stdout
+    assert f"no comparison: cannot run {tmp_path / 'no-python'} (No such file" in r.stdout
+
+
+def test_check_runs_the_python_module(cnn, tmp_path):
+    """singa check checks its arguments, then runs `python -m singa.check` with them."""
+    log = tmp_path / "argv.txt"
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
+    fake.chmod(0o755)
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((1, 3, 8, 8), np.float32))
+    r = singa("check", "--input", x, cnn, "--dim", "N=1", "--atol", "0.5", SINGA_PYTHON=str(fake))
+    assert r.returncode == 0, r.stderr
+    assert log.read_text().splitlines() == ["-m", "singa.check", "--atol=0.5", "--dim=N=1",
+                                            f"--input={x}", "--", str(cnn)]
+    # Bad arguments are refused before Python runs.
+    log.unlink()
+    assert "--atol takes a non-negative number" in _one_error_line(
+        singa("check", cnn, "--atol", "x", SINGA_PYTHON=str(fake)))
+    assert not log.exists()
+
+
+def test_python_module_is_the_check(cnn):
+    """python -m singa.check prints what singa check prints, with its exit codes."""
+    pytest.importorskip("onnxruntime")
+    module = subprocess.run([sys.executable, "-m", "singa.check", cnn, "--dim", "N=2"],
+                            capture_output=True, text=True, timeout=300)
+    assert module.returncode == 0, module.stderr
+    assert module.stdout == singa("check", cnn, "--dim", "N=2").stdout
+    assert module.stdout.splitlines()[-1].startswith("ok:")
+    bad = subprocess.run([sys.executable, "-m", "singa.check", cnn, "--dim", "Q=2"],
+                         capture_output=True, text=True, timeout=300)
+    assert "no symbolic dim 'Q' (they have N)" in _one_error_line(bad)
 
 
 @pytest.mark.parametrize("command", ["info", "run", "bench", "check"])
@@ -241,6 +354,39 @@ def test_main_help_lists_commands():
     assert r.returncode == 0
     for command in ["info", "run", "bench", "check"]:
         assert f"\n  {command} " in r.stdout
+
+
+def _help_entries(text):
+    """{name: description} of the indented rows of a --help text, a
+    description's wrapped lines joined."""
+    entries, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("  ") and not line.startswith("   "):
+            name, _, desc = line.strip().partition("  ")
+            entries[name] = desc.strip()
+        elif line.startswith("   ") and name is not None:
+            entries[name] = (entries[name] + " " + line.strip()).strip()
+        else:
+            name = None
+    return entries
+
+
+@pytest.mark.parametrize("command", [None, "info", "run", "bench", "check"])
+def test_help_shows_whole_sentences(command):
+    r = singa(*([command] if command else []), "--help")
+    assert r.returncode == 0, r.stderr
+    entries = _help_entries(r.stdout)
+    names = ["info", "run", "bench", "check"] if command is None else ["-h, --help"]
+    assert set(names) <= set(entries), entries
+    for name, desc in entries.items():
+        assert desc[:1].isupper() and desc.endswith("."), (name, desc)
+    assert max(map(len, r.stdout.splitlines())) <= 88
+
+
+def test_run_help_says_where_input_files_end():
+    help_text = singa("run", "--help").stdout
+    assert "-h, --help" in help_text and "--input [NAME=]FILE ..." in help_text
+    assert "an argument ending in .onnx" in " ".join(help_text.split())
 
 
 def test_bad_input_is_one_line_and_exit_2(cnn, tmp_path):
@@ -269,6 +415,9 @@ def test_bad_input_is_one_line_and_exit_2(cnn, tmp_path):
         ("run", cnn): "input x: float32[N,3,8,8] is not given",
         ("run", cnn, "--input", f"z={tmp_path / 'wrong.npy'}"): "the model has no input 'z'",
         ("bench", cnn, "--frobnicate"): "unknown option '--frobnicate'",
+        ("bench", cnn, "--batch"): "--batch needs a value",
+        ("bench", cnn, "--iterations", "2", "--iterations", "3"): "--iterations is given twice",
+        ("info", cnn, tmp_path / "other.onnx"): "unexpected argument",
         ("bench", cnn, "--batch", "two"): "--batch takes an integer",
         ("bench", cnn, "--iterations", "0"): "--iterations must be at least 1",
         ("info",): "no MODEL.onnx given",
@@ -290,8 +439,8 @@ def test_hostile_sizes_and_names_in_arguments(cnn, tmp_path):
         ("run", cnn, "--generate", "--dim", f"N={2 ** 40}"):
             "input 'x': float32[1099511627776,3,8,8] needs 844424930131968 bytes, more than the "
             "limit",
-        ("run", cnn, "--generate", "--dim", f"N={2 ** 62}"): "input 'x': shape [4611686018427387904,"
-                                                              "3,8,8] has more elements than",
+        ("run", cnn, "--generate", "--dim", f"N={2 ** 62}"):
+            "input 'x': shape [4611686018427387904,3,8,8] has more elements than",
         ("run", cnn, "--generate", "--dim", "N=" + "9" * 30): "--dim N takes an integer",
         ("check", cnn, "--dim", "batch=2"): "no symbolic dim 'batch'",
         ("info", cnn, "--dim", "T=2"): "no symbolic dim 'T'",

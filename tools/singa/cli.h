@@ -1,8 +1,9 @@
 // The `singa` command line: one file per command (info.cc, run.cc, bench.cc,
-// check.cc), the argument parser and the model inputs they share (here and
-// args.cc, inputs.cc), numpy files (npy.h). main.cc dispatches and turns every
-// error into one line on stderr: exit 2 for bad input (arguments, files,
-// models, shapes), 1 for a failed check, 0 otherwise.
+// check.cc), the commands' options parsed by CLI11 (args.cc), the model inputs
+// they share (inputs.cc), numpy files through singa's codec (singa/core/npy.h).
+// main.cc dispatches and turns every error into one line on stderr: exit 2
+// for bad input (arguments, files, models, shapes), 1 for a failed check, 0
+// otherwise.
 #pragma once
 
 #include <map>
@@ -22,23 +23,12 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct OptionSpec {
-  std::string name;     // "--batch"
-  std::string metavar;  // "N [N ...]"; empty for a flag
-  bool many = false;    // takes one or more values (repeatable)
-  std::string help;
-};
-
-struct Command {
-  std::string name, summary, usage;
-  std::vector<OptionSpec> options;
-  std::string details;  // printed after the options by --help
-  int (*run)(const struct Args&);
-};
-
+// The parsed command line: the command, its MODEL and its options' values
+// by option name ("--batch"), as given (a flag's value is "1").
 struct Args {
-  const Command* command = nullptr;
-  std::string model;  // the one positional argument
+  std::string command;
+  int (*run)(const Args&) = nullptr;
+  std::string model;
   std::map<std::string, std::vector<std::string>> values;
 
   bool has(const std::string& name) const { return values.count(name) > 0; }
@@ -50,13 +40,16 @@ struct Args {
                                 int64_t min_value) const;
 };
 
-// Parses argv[2..] for `command`; sets `help` when --help/-h is given.
-Args ParseArgs(const Command& command, int argc, char** argv, bool& help);
-std::string HelpText(const Command& command);
+// What the command line asks for: `text` (--help, --version) to print, else
+// `args` to run.
+struct CommandLine {
+  Args args;
+  std::string text;
+};
+// Parses argv (CLI11, args.cc). A UsageError for a bad command line; `command`
+// is set as soon as the command is known, for the error's prefix.
+CommandLine ParseCommandLine(int argc, const char* const* argv, std::string& command);
 int64_t ParseInt(const std::string& text, const std::string& what);
-
-// Options shared by the commands that run a model.
-extern const OptionSpec kThreadsOption, kDimOption, kInputOption, kSeedOption;
 
 // The model's symbolic dims fixed by --dim NAME=N and, for the first dim of
 // an input, by a batch size (0: not given).

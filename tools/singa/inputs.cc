@@ -12,15 +12,6 @@
 
 namespace singa::cli {
 
-const OptionSpec kThreadsOption{"--threads", "N", false,
-                                "intra-op threads (default: one per core)"};
-const OptionSpec kDimOption{"--dim", "NAME=N", true,
-                            "value of a symbolic input dim (repeatable; default 1)"};
-const OptionSpec kInputOption{
-    "--input", "[NAME=]FILE", true,
-    "input values: .npy (in input order, or NAME=) or .npz of arrays named like the inputs"};
-const OptionSpec kSeedOption{"--seed", "N", false, "seed of the generated inputs (default 0)"};
-
 DimValues ParseDims(const Args& args, const std::vector<sonnx::ValueInfo>& inputs) {
   std::set<std::string> symbols;
   for (const auto& in : inputs)

@@ -9,9 +9,16 @@ int RunRun(const Args& args) {
   ApplyThreads(args);
   const std::string output = args.get("--output", "");
   if (args.has("--output") && !output.ends_with(".npy") && !output.ends_with(".npz"))
-    throw UsageError("--output " + output + ": the file name must end in .npy or .npz");
+    throw UsageError("--output " + output +
+                     ": the file name must end in .npy or .npz (an .npz holds every output by "
+                     "name, an .npy one output)");
   Device::Cpu().SetRandSeed(static_cast<uint64_t>(args.get_int("--seed", 0, 0)));
   auto rep = sonnx::Prepare(args.model);
+  // Refused before the run: one .npy file holds one array.
+  if (output.ends_with(".npy") && rep->outputs().size() != 1)
+    throw UsageError("--output " + output + ": the model has " +
+                     std::to_string(rep->outputs().size()) +
+                     " outputs and an .npy file holds one; write them to an .npz");
   const DimValues dims = ParseDims(args, rep->inputs());
   const TensorList inputs = ModelInputs(*rep, args, dims, args.has("--generate"));
   const TensorList outputs = rep->Run(inputs);
@@ -21,16 +28,11 @@ int RunRun(const Args& args) {
     std::cout << rep->outputs()[i].name << ": " << outputs[i].ToString() << "\n";
   }
   if (args.has("--output")) {
-    const std::string path = args.get("--output", "");
-    if (path.ends_with(".npy")) {
-      if (named.size() != 1)
-        throw UsageError("--output " + path + ": the model has " + std::to_string(named.size()) +
-                         " outputs; write them to an .npz");
-      WriteNpy(path, named[0].second);
-    } else {
-      WriteNpz(path, named);
-    }
-    std::cout << "wrote " << path << "\n";
+    if (output.ends_with(".npy"))
+      WriteNpy(output, named[0].second);
+    else
+      WriteNpz(output, named);
+    std::cout << "wrote " << output << "\n";
   }
   return 0;
 }
