@@ -310,6 +310,25 @@ def test_check_without_python_runs_singa_only(cnn, tmp_path):
     assert f"no comparison: cannot run {tmp_path / 'no-python'} (No such file" in r.stdout
 
 
+def test_check_finds_the_active_virtual_environments_python(cnn, tmp_path):
+    """Without $SINGA_PYTHON and no python beside the binary (a build tree),
+    singa check runs $VIRTUAL_ENV's python."""
+    cli = tmp_path / "bin" / "singa"
+    cli.parent.mkdir()
+    shutil.copy(_cli(), cli)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    log = tmp_path / "argv.txt"
+    fake = venv / "bin" / "python"
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "SINGA_PYTHON"}
+    r = subprocess.run([str(cli), "check", str(cnn)], capture_output=True, text=True,
+                       env={**env, "VIRTUAL_ENV": str(venv)}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert log.read_text().splitlines()[:2] == ["-m", "singa.check"]
+
+
 def test_check_runs_the_python_module(cnn, tmp_path):
     """singa check checks its arguments, then runs `python -m singa.check` with them."""
     log = tmp_path / "argv.txt"

@@ -19,7 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The Python to run the check with: $SINGA_PYTHON, else the python next to
-// this executable (it is installed into the venv's bin/), else python3.
+// this executable (it is installed into the venv's bin/), else the active virtual
+// environment's ($VIRTUAL_ENV), else python3.
 std::string FindPython() {
   if (const char* p = std::getenv("SINGA_PYTHON"); p && *p) return p;
   std::error_code ec;
@@ -27,6 +28,8 @@ std::string FindPython() {
   if (!ec)
     for (const char* name : {"python", "python3"})
       if (fs::exists(self.parent_path() / name)) return (self.parent_path() / name).string();
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv)
+    if (fs::exists(fs::path(venv) / "bin" / "python")) return (fs::path(venv) / "bin" / "python");
   return "python3";
 }
 
