@@ -28,6 +28,7 @@ from singa import _singa
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import onnx_infer  # noqa: E402
+import real_bench  # noqa: E402
 import records  # noqa: E402
 
 
@@ -299,6 +300,9 @@ def main():
         (records.MEMORY, lambda: records.bench_memory(rounds)),
         (records.COPY_OUT, lambda: records.bench_copy_out(compare_many, rounds)),
         (CONFORMANCE, bench_conformance),
+        # peer: onnxruntime, on models in real exporters' styles (bench/real_bench.py)
+        *[(title, functools.partial(fn, compare_many, args.threads, rounds))
+          for title, fn, _ in real_bench.SECTIONS],
     ]
     if args.quick:
         sections = [sections[i] for i in (0, 3, 4, 5, 6, 7, 8)]
@@ -331,9 +335,11 @@ def main():
 
 
 # Sections whose two columns are not singa and its peer's times (bench/dist.py's,
-# the conformance counts): title -> ((first column, second column), (scale, unit)).
+# the conformance counts), or that get their own table (bench/records.py's,
+# bench/real_bench.py's): title -> ((first column, second column), (scale, unit)).
 CONFORMANCE = "ONNX backend test cases passed (node, simple, pytorch suites)"
-COLUMNS = {CONFORMANCE: (("singa", "onnxruntime"), (1, "cases")), **records.COLUMNS}
+COLUMNS = {CONFORMANCE: (("singa", "onnxruntime"), (1, "cases")), **records.COLUMNS,
+           **real_bench.COLUMNS}
 
 
 def bench_conformance():
