@@ -236,12 +236,21 @@ class SingaRep(BackendRep):
         """SINGA's name for params: {initializer name: Tensor}."""
         return self.params
 
-    def run(self, inputs, last_layers=-1, aux_output=(), all_outputs=False, memory_limit=None):
+    def run(self, inputs, last_layers=-1, aux_output=(), all_outputs=False, memory_limit=None,
+            profile=None):
         """all_outputs: SINGA's option to return every value the run computes
         as an OrderedDict {value name: Tensor} in run order (the result and
         aux_output values among them). memory_limit: the most bytes of
         tensors this run may allocate beyond what is in use when it starts
-        (device.memory_limit; default: no limit)."""
+        (device.memory_limit; default: no limit). profile: a path where the
+        run's profile (see profile()) is written in the Chrome trace format."""
+        if profile is not None:
+            if all_outputs:
+                raise ValueError("SingaRep.run: profile= and all_outputs= do not go together")
+            with _limit(memory_limit, self._rep.device):
+                p = self.profile(inputs, last_layers, aux_output)
+            p.save(profile)
+            return p.outputs
         if all_outputs:
             n = self._rep.num_nodes
             end = n + int(last_layers) + 1 if -n <= int(last_layers) < 0 else n
@@ -249,6 +258,22 @@ class SingaRep(BackendRep):
             names += [a for a in aux_output if a not in names]
             values = self.run(inputs, last_layers, names, memory_limit=memory_limit)
             return collections.OrderedDict(zip(names, values[len(values) - len(names):]))
+        with _limit(memory_limit, self._rep.device):
+            outs = self._rep.run(self._inputs(inputs), int(last_layers),
+                                 [str(a) for a in aux_output])
+        return [_output(o) for o in outs]
+
+    def profile(self, inputs, last_layers=-1, aux_output=()):
+        """Runs like run() and times every node the run executes: a
+        Profile. A run that uses the static plan times the plan (built
+        first when these inputs' shapes have none), so the profile is of a
+        steady-state run."""
+        outs, nodes, total, planned, trace = self._rep.profile(
+            self._inputs(inputs), int(last_layers), [str(a) for a in aux_output])
+        return Profile([_output(o) for o in outs], nodes, total, planned, trace)
+
+    def _inputs(self, inputs):
+        """The C++ values of run()'s `inputs`."""
         if isinstance(inputs, dict):
             names = [v.name for v in self._rep.inputs]
             missing = [n for n in names if n not in inputs]
@@ -260,11 +285,38 @@ class SingaRep(BackendRep):
         elif isinstance(inputs, (np.ndarray, Tensor)):
             inputs = [inputs]
         infos = self._rep.inputs
-        cts = [_input_ct(x, infos[i].name, infos[i].sequence, infos[i].dtype) if i < len(infos)
-               else _input_ct(x, f"input {i}") for i, x in enumerate(inputs)]
-        with _limit(memory_limit, self._rep.device):
-            outs = self._rep.run(cts, int(last_layers), [str(a) for a in aux_output])
-        return [_output(o) for o in outs]
+        return [_input_ct(x, infos[i].name, infos[i].sequence, infos[i].dtype) if i < len(infos)
+                else _input_ct(x, f"input {i}") for i, x in enumerate(inputs)]
+
+
+class Profile:
+    """A profiled run (SingaRep.profile): `outputs` (as run() returns
+    them), `nodes` (one dict per node run: op_type (after the plan's
+    fusions), name, inputs (dtype and shape of each), kernels (the oneDNN
+    implementations it ran), start_us, duration_us), `duration_us` (the
+    whole run) and `planned` (whether the static plan ran)."""
+
+    def __init__(self, outputs, nodes, duration_us, planned, chrome_trace):
+        self.outputs, self.nodes = outputs, nodes
+        self.duration_us, self.planned = duration_us, planned
+        self._trace = chrome_trace
+
+    def chrome_trace(self):
+        """The run in the Chrome trace format (chrome://tracing, Perfetto),
+        as onnxruntime's profiler writes it: a JSON list of events."""
+        return self._trace
+
+    def save(self, path):
+        with open(os.fspath(path), "w") as f:
+            f.write(self._trace)
+
+    def by_op_type(self):
+        """[(op_type, total microseconds, node count)], slowest first."""
+        total = collections.defaultdict(lambda: [0.0, 0])
+        for n in self.nodes:
+            total[n["op_type"]][0] += n["duration_us"]
+            total[n["op_type"]][1] += 1
+        return sorted(((k, t, c) for k, (t, c) in total.items()), key=lambda r: -r[1])
 
 
 class SingaBackend(Backend):

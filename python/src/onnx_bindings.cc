@@ -75,6 +75,33 @@ void BindOnnx(nb::module_& m) {
             return results;
           },
           "inputs"_a, "last_layers"_a = -1, "aux_output"_a = std::vector<std::string>())
+      .def(
+          "profile",
+          [](const sonnx::SingaRep& rep, const nb::sequence& inputs, int last_layers,
+             const std::vector<std::string>& aux_output) {
+            sonnx::ValueList values;
+            for (nb::handle x : inputs) values.push_back(ToValue(x));
+            sonnx::RunProfile p;
+            {
+              nb::gil_scoped_release release;
+              p = rep.Profile(values, last_layers, aux_output);
+            }
+            nb::list outputs, nodes;
+            for (const sonnx::Value& v : p.outputs) outputs.append(FromValue(v));
+            for (const sonnx::NodeProfile& n : p.nodes) {
+              nb::dict d;
+              d["op_type"] = n.op_type;
+              d["name"] = n.name;
+              d["inputs"] = n.inputs;
+              d["kernels"] = n.kernels;
+              d["start_us"] = n.start_us;
+              d["duration_us"] = n.duration_us;
+              nodes.append(d);
+            }
+            return nb::make_tuple(outputs, nodes, p.duration_us, p.planned, p.ChromeTrace());
+          },
+          "inputs"_a, "last_layers"_a = -1, "aux_output"_a = std::vector<std::string>(),
+          "(outputs, nodes, duration_us, planned, chrome_trace): SingaRep::Profile.")
       .def_prop_ro("params", &sonnx::SingaRep::params)
       .def_prop_ro("inputs", &sonnx::SingaRep::inputs)
       .def("set_batch_size", &sonnx::SingaRep::SetBatchSize, "batch"_a)

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "singa/core/file.h"
+#include "singa/core/json.h"
 #include "singa/core/npy.h"
 #include "singa/nn/model.h"
 
@@ -38,23 +39,6 @@ std::string DTypeField(DType d) {
     default:
       return "\"" + std::string(Name(d)) + "\"";
   }
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 // The little JSON states_attr.json needs: objects, arrays, strings,

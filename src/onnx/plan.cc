@@ -1,9 +1,11 @@
 #include "onnx/plan.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "onnx/passes/pass.h"
+#include "singa/core/profile.h"
 #include "singa/ops/tape.h"
 
 namespace singa::sonnx {
@@ -194,14 +196,24 @@ void Plan::Capture(const TensorList& inputs) {
   }
   ValueList values = ConstantValues(g);
   for (size_t i = 0; i < inputs_.size(); ++i) values[g.input_slots[i]] = inputs_[i];
+  // Where each node's ops end and what it reads, for profiles.
+  NodeHook bounds{
+      [&](int, const ValueList& in) {
+        std::vector<std::string> shapes;
+        for (const Value& v : in) shapes.push_back(v.ToString());
+        node_inputs_.push_back(std::move(shapes));
+      },
+      [&, base = dev.graph_size()](int) { node_ends_.push_back(dev.graph_size() - base); }};
   dev.EnableGraph(true);
   try {
-    Execute(g, values, static_cast<int>(g.nodes.size()), {});
+    Execute(g, values, static_cast<int>(g.nodes.size()), {}, &bounds);
   } catch (const Error&) {
     // An op that cannot be recorded: the plan walks the nodes instead.
     dev.EnableGraph(false);
     dev.ResetGraph();
     inputs_.clear();
+    node_ends_.clear();
+    node_inputs_.clear();
     return;
   }
   dev.EnableGraph(false);
@@ -225,18 +237,43 @@ bool Plan::fresh() const {
   return true;
 }
 
-ValueList Plan::Run(const ValueList& inputs) {
+ValueList Plan::Run(const ValueList& inputs, std::vector<NodeProfile>* profile) {
   const Graph& g = *graph_;
   ValueList out;
   if (captured()) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
     for (size_t i = 0; i < inputs.size(); ++i) inputs_[i].CopyFrom(inputs[i].tensor());
-    DeviceRuntime::Replay(ops_);
+    if (!profile) {
+      DeviceRuntime::Replay(ops_);
+    } else {
+      // The recording replayed node by node, each timed.
+      size_t op = 0;
+      for (size_t n = 0; n < node_ends_.size(); ++n) {
+        const Node& node = g.nodes[n];
+        NodeProfile p{node.op_type, node.name, node_inputs_[n]};
+        KernelLog kernels;
+        const auto t0 = Clock::now();
+        for (; op < node_ends_[n]; ++op) {
+          ops_[op].fn();
+          for (const auto& b : ops_[op].writes)
+            if (b) b->Touch();
+        }
+        const auto t1 = Clock::now();
+        p.start_us = std::chrono::duration<double, std::micro>(t0 - start).count();
+        p.duration_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+        p.kernels = kernels.names();
+        profile->push_back(std::move(p));
+      }
+    }
     for (const Tensor& r : results_) out.push_back(r.Clone());
     return out;
   }
   ValueList values = ConstantValues(g);
   for (size_t i = 0; i < inputs.size(); ++i) values[g.input_slots[i]] = inputs[i];
-  Execute(g, values, static_cast<int>(g.nodes.size()), {});
+  std::optional<NodeTimer> timer;
+  if (profile) timer.emplace(g, *profile);
+  Execute(g, values, static_cast<int>(g.nodes.size()), {}, timer ? &timer->hook() : nullptr);
   for (int s : g.output_slots) out.push_back(values[s]);
   return out;
 }

@@ -26,7 +26,10 @@
 // when one differs (fresh()).
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "onnx/graph.h"
@@ -43,9 +46,41 @@ ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const V
 // there, in the order of the subgraph's outer_names).
 ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList& parent_values,
                       const std::vector<int>& outer, const std::string& where);
+// What Execute calls around each node: before(node index, its inputs) and
+// after(node index).
+struct NodeHook {
+  std::function<void(int, const ValueList&)> before;
+  std::function<void(int)> after;
+};
+// Sets profile->duration_us to its own lifetime (nothing without a profile).
+class ProfileClock {
+ public:
+  explicit ProfileClock(RunProfile* profile);
+  ~ProfileClock();
+
+ private:
+  RunProfile* profile_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Profiles a node walk: a hook for Execute that appends each node's
+// NodeProfile (times from construction) to `nodes`.
+class NodeTimer {
+ public:
+  NodeTimer(const Graph& g, std::vector<NodeProfile>& nodes);
+  ~NodeTimer();
+  const NodeHook& hook() const { return hook_; }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  NodeHook hook_;
+};
+
 // Runs nodes [0, end) over `values`, dropping each value after its last
 // reader unless `keep` (when not empty) marks it.
-void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep);
+void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep,
+             const NodeHook* hook = nullptr);
 
 // A value's dtype and shape as the build run saw it.
 struct Spec {
@@ -67,8 +102,9 @@ class Plan {
   // The rewritten graph's op types (after folding and fusion).
   std::vector<std::string> op_types() const;
   // Runs the plan on `inputs` (one per graph input slot, checked by the
-  // caller). The results have memory of their own.
-  ValueList Run(const ValueList& inputs);
+  // caller). The results have memory of their own. With `profile`, each
+  // node's time, inputs and kernels are appended to it.
+  ValueList Run(const ValueList& inputs, std::vector<NodeProfile>* profile = nullptr);
 
  private:
   void Rewrite(const Graph& g, int end, const ValueList& values, const std::vector<Spec>& specs,
@@ -79,6 +115,10 @@ class Plan {
   std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> deps_;
   TensorList inputs_, results_;  // a captured plan's placeholders and results
   std::vector<DeviceRuntime::Op> ops_;
+  // Per node of a captured plan: the end of its ops in ops_ and its inputs
+  // as the capture saw them (what a profile reports).
+  std::vector<size_t> node_ends_;
+  std::vector<std::vector<std::string>> node_inputs_;
 };
 
 }  // namespace singa::sonnx

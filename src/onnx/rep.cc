@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "onnx/plan.h"
@@ -124,13 +125,16 @@ ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const V
                                 reads);
 }
 
-void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep) {
+void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>& keep,
+             const NodeHook* hook) {
   ValueList in;
   for (int i = 0; i < end; ++i) {
     const Node& node = g.nodes[i];
     in.clear();
     for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Value());
+    if (hook) hook->before(i, in);
     ValueList out = RunNode(g, node, in, values);
+    if (hook) hook->after(i);
     for (size_t k = 0; k < node.outputs.size() && k < out.size(); ++k)
       if (node.outputs[k] >= 0) values[node.outputs[k]] = std::move(out[k]);
     for (int s : g.release_after[i])
@@ -317,10 +321,22 @@ std::string HardCodedBatch(const Graph& g, int64_t declared) {
 
 ValueList SingaRep::RunValues(const ValueList& inputs, int last_layers,
                               const std::vector<std::string>& aux_output) const {
+  return RunOnce(inputs, last_layers, aux_output, nullptr);
+}
+
+RunProfile SingaRep::Profile(const ValueList& inputs, int last_layers,
+                             const std::vector<std::string>& aux_output) const {
+  RunProfile profile;
+  profile.outputs = RunOnce(inputs, last_layers, aux_output, &profile);
+  return profile;
+}
+
+ValueList SingaRep::RunOnce(const ValueList& inputs, int last_layers,
+                            const std::vector<std::string>& aux_output, RunProfile* profile) const {
   const int64_t declared = plans_->declared_batch;
-  if (declared < 0) return RunOnce(inputs, last_layers, aux_output);
+  if (declared < 0) return RunChecked(inputs, last_layers, aux_output, profile);
   try {
-    return RunOnce(inputs, last_layers, aux_output);
+    return RunChecked(inputs, last_layers, aux_output, profile);
   } catch (const ShapeError& e) {
     const std::string nodes = HardCodedBatch(*graph_, declared);
     if (nodes.empty()) throw;
@@ -331,8 +347,9 @@ ValueList SingaRep::RunValues(const ValueList& inputs, int last_layers,
   }
 }
 
-ValueList SingaRep::RunOnce(const ValueList& inputs, int last_layers,
-                            const std::vector<std::string>& aux_output) const {
+ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
+                               const std::vector<std::string>& aux_output,
+                               RunProfile* profile) const {
   const Graph& g = *graph_;
   const CancelScope cancel(canceller_);
   const int num_nodes = static_cast<int>(g.nodes.size());
@@ -396,11 +413,15 @@ ValueList SingaRep::RunOnce(const ValueList& inputs, int last_layers,
     {
       std::lock_guard<std::mutex> lock(plans_->mu);
       std::unique_ptr<Plan>& plan = plans_->by_key[key];
-      if (plan && plan->fresh()) {
-        result = plan->Run(inputs);
-      } else {
+      const bool fresh = plan && plan->fresh();
+      if (!fresh) {
         plan = std::make_unique<Plan>(g, std::move(values), end, result_slots, result);
         plans_->latest_op_types = plan->op_types();
+      }
+      if (fresh || profile) {
+        ProfileClock clock(profile);
+        result = plan->Run(inputs, profile ? &profile->nodes : nullptr);
+        if (profile) profile->planned = true;
       }
     }
     RecordPlannedRun(graph_, inputs, last_layers, aux_output, result);
@@ -408,7 +429,12 @@ ValueList SingaRep::RunOnce(const ValueList& inputs, int last_layers,
   }
 
   for (int s : result_slots) keep[s] = 1;
-  Execute(g, values, end, keep);
+  {
+    ProfileClock clock(profile);
+    std::optional<NodeTimer> timer;
+    if (profile) timer.emplace(g, profile->nodes);
+    Execute(g, values, end, keep, timer ? &timer->hook() : nullptr);
+  }
   ValueList result;
   for (int s : result_slots) result.push_back(values[s]);
   return result;

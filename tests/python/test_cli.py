@@ -1,5 +1,6 @@
 """The `singa` command line on small models written here: info, run, bench and
 check with their real outputs, and bad input (one line on stderr, exit 2)."""
+import json
 import os
 import shutil
 import subprocess
@@ -245,6 +246,23 @@ def test_bench_reports_percentiles_throughput_and_memory(cnn):
         p50, p90, p99, mean, per_s = map(float, row[1:6])
         assert 0 < p50 <= p90 <= p99 and mean > 0 and per_s > 0
     assert lines[4].startswith("peak RSS ")
+
+
+def test_bench_profile_prints_the_top_ops_and_writes_a_chrome_trace(cnn, tmp_path):
+    trace = tmp_path / "profile.json"
+    r = singa("bench", cnn, "--batch", "1", "4", "--iterations", "2", "--profile", trace)
+    assert r.returncode == 0, r.stderr
+    heads = [line for line in r.stdout.splitlines() if line.startswith("profile of batch")]
+    assert [h.split()[3] for h in heads] == ["1:", "4:"], r.stdout
+    table = r.stdout.split(heads[0], 1)[1].splitlines()[1:]
+    assert table[0].split()[:2] == ["op", "type"]
+    assert "FusedConv" in r.stdout and f"profile written to {trace}" in r.stdout
+    events = json.loads(trace.read_text())
+    runs = [e for e in events if e["cat"] == "Session"]
+    assert [e["tid"] for e in runs] == [1, 2]
+    nodes = [e for e in events if e["cat"] == "Node"]
+    assert {e["tid"] for e in nodes} == {1, 2} and all(e["ph"] == "X" for e in events)
+    assert {"op_name", "inputs", "kernels"} <= set(nodes[0]["args"])
 
 
 def test_check_agrees_with_onnxruntime(cnn):

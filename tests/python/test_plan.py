@@ -478,3 +478,82 @@ def test_a_convolution_never_mixes_blocked_and_channels_last():
     for _ in range(2):
         np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]), want, rtol=RTOL, atol=ATOL)
     assert rep.planned_op_types == ["Conv"] * 3 + ["GlobalAveragePool"]
+
+
+# ---- the profiler --------------------------------------------------------
+
+def _conv_stack(n_convs=6, c=32, hw=48):
+    """x[1,c,hw,hw] -> n_convs x (Conv 3x3 -> Relu) -> GlobalAveragePool: enough work per node
+    that the nodes' times make up the run's."""
+    rng = np.random.default_rng(0)
+    nodes, inits, prev = [], [], "x"
+    for i in range(n_convs):
+        inits.append(numpy_helper.from_array(
+            (rng.standard_normal((c, c, 3, 3)) * 0.1).astype(np.float32), f"W{i}"))
+        nodes += [helper.make_node("Conv", [prev, f"W{i}"], [f"c{i}"], name=f"conv{i}",
+                                   pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"c{i}"], [f"r{i}"], name=f"relu{i}")]
+        prev = f"r{i}"
+    nodes.append(helper.make_node("GlobalAveragePool", [prev], ["y"], name="pool"))
+    x_info = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])
+    graph = helper.make_graph(nodes, "stack", [x_info],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = rng.standard_normal((1, c, hw, hw)).astype(np.float32)
+    return model, x
+
+
+@pytest.mark.parametrize("use_plan", [True, False])
+def test_a_profile_covers_every_node_and_adds_up_to_the_run(use_plan):
+    model, x = _conv_stack()
+    rep = sonnx.prepare(model)
+    rep._rep.use_plan = use_plan
+    want = _np(rep.run([x]))
+    p = rep.profile([x])
+    np.testing.assert_array_equal(_np(p.outputs)[0], want[0])
+    assert p.planned == use_plan
+    if use_plan:  # the plan's nodes: each Conv fused with its Relu
+        assert [n["op_type"] for n in p.nodes] == rep._rep.planned_op_types
+        assert [n["name"] for n in p.nodes] == [f"conv{i}" for i in range(6)] + ["pool"]
+    else:
+        assert [n["name"] for n in p.nodes] == [n.name for n in model.graph.node]
+    assert p.nodes[0]["inputs"][0] == "float32[1,32,48,48]"
+    assert all(n["kernels"] for n in p.nodes if "Conv" in n["op_type"]), p.nodes
+    starts = [n["start_us"] for n in p.nodes]
+    assert starts == sorted(starts)
+    node_us = sum(n["duration_us"] for n in p.nodes)
+    # Outside the nodes: the inputs copied in, the results copied out.
+    assert 0.8 * p.duration_us <= node_us <= p.duration_us, (node_us, p.duration_us)
+
+
+def test_run_writes_its_profile_as_a_chrome_trace(tmp_path):
+    import json
+    model, x = _conv_stack(n_convs=2)
+    rep = sonnx.prepare(model)
+    out = rep.run([x], profile=tmp_path / "trace.json")
+    np.testing.assert_array_equal(_np(out)[0], _np(rep.run([x]))[0])
+    events = json.loads((tmp_path / "trace.json").read_text())
+    assert [e["ph"] for e in events] == ["X"] * 4
+    run, nodes = events[0], events[1:]
+    assert run["cat"] == "Session" and [e["cat"] for e in nodes] == ["Node"] * 3
+    assert [e["args"]["op_name"] for e in nodes] == ["FusedConv", "FusedConv",
+                                                     "GlobalAveragePool"]
+    assert all(run["ts"] <= e["ts"] and e["ts"] + e["dur"] <= run["ts"] + run["dur"] + 1
+               for e in nodes)
+    with pytest.raises(ValueError, match="all_outputs"):
+        rep.run([x], profile=tmp_path / "t.json", all_outputs=True)
+
+
+def test_the_profile_of_a_control_flow_model_walks_its_nodes():
+    """NonZero makes the plan walk its nodes: each is timed all the same."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("NonZero", ["r"], ["nz"], name="nonzero"),
+         helper.make_node("Shape", ["nz"], ["y"], name="shape")],
+        "nz", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2])])
+    rep = sonnx.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    x = np.array([1, -1, 2, -2, 3, -3], np.float32)
+    p = rep.profile([x])
+    assert [n["name"] for n in p.nodes] == ["relu", "nonzero", "shape"]
+    assert tensor.to_numpy(p.outputs[0]).tolist() == [1, 3]

@@ -83,6 +83,10 @@ const std::vector<CommandDef>& Commands() {
         {"--iterations", "K", Arity::kOne, "Times K runs per batch size (the default is 20)."},
         {"--warmup", "K", Arity::kOne,
          "Runs the model K times untimed before the timed runs (the default is 2)."},
+        {"--profile", "FILE", Arity::kOne,
+         "Profiles one more run of each batch size, node by node, writes the profiles to FILE in "
+         "the Chrome trace format (a .json file that chrome://tracing and Perfetto open) and "
+         "prints the op types that took the most time."},
         kDim,
         kSeed},
        "Generated inputs hold floats uniform in [0, 1), integers 0 and bools false. 'pool peak' "

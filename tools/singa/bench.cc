@@ -6,8 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <string>
 
 #include "cli.h"
+#include "singa/core/file.h"
 #include "singa/core/parallel.h"
 
 namespace singa::cli {
@@ -28,6 +31,29 @@ double PeakRssBytes() {
   return static_cast<double>(u.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+// The op types that took the most time in `p`, one line each.
+void PrintTopOps(const sonnx::RunProfile& p, int64_t batch) {
+  std::map<std::string, std::pair<double, int>> by_type;
+  double nodes_us = 0;
+  for (const sonnx::NodeProfile& n : p.nodes) {
+    auto& [us, count] = by_type[n.op_type];
+    us += n.duration_us;
+    ++count;
+    nodes_us += n.duration_us;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> rows(by_type.begin(), by_type.end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::printf("profile of batch %lld: %.3f ms, %zu nodes (%.3f ms), %s\n",
+              static_cast<long long>(batch), p.duration_us / 1000, p.nodes.size(), nodes_us / 1000,
+              p.planned ? "the static plan" : "a node walk");
+  std::printf("  %-24s %10s %7s %6s\n", "op type", "ms", "share", "nodes");
+  for (size_t i = 0; i < rows.size() && i < 10; ++i)
+    std::printf("  %-24s %10.3f %6.1f%% %6d\n", rows[i].first.c_str(), rows[i].second.first / 1000,
+                p.duration_us > 0 ? 100 * rows[i].second.first / p.duration_us : 0.0,
+                rows[i].second.second);
+}
+
 }  // namespace
 
 int RunBench(const Args& args) {
@@ -35,6 +61,9 @@ int RunBench(const Args& args) {
   const std::vector<int64_t> batches = args.get_ints("--batch", {1}, 1);
   const int64_t iterations = args.get_int("--iterations", 20, 1);
   const int64_t warmup = args.get_int("--warmup", 2, 0);
+  const std::string profile_path = args.get("--profile", "");
+  std::string trace;
+  size_t trace_rows = 0;
   Device::Cpu().SetRandSeed(static_cast<uint64_t>(args.get_int("--seed", 0, 0)));
 
   auto rep = sonnx::Prepare(args.model);
@@ -87,6 +116,19 @@ int RunBench(const Args& args) {
     std::printf("%6lld %10.3f %10.3f %10.3f %10.3f %12.1f %12s\n", static_cast<long long>(b),
                 Percentile(ms, 50), Percentile(ms, 90), Percentile(ms, 99), mean, per_second,
                 Bytes(static_cast<double>(Device::Cpu().mem_pool().stats().peak_bytes)).c_str());
+    if (!profile_path.empty()) {
+      sonnx::RunProfile p = rep->Profile(ValueList(inputs.begin(), inputs.end()));
+      PrintTopOps(p, b);
+      // Each batch size's events on a row of its own.
+      trace += (trace.empty() ? "" : ",\n") + p.TraceEvents(static_cast<int>(trace_rows++) + 1);
+    }
+  }
+  if (!profile_path.empty()) {
+    const std::string json = "[\n" + trace + "\n]\n";
+    WriteFileAtomically(
+        profile_path, [&](std::FILE* f) { std::fwrite(json.data(), 1, json.size(), f); },
+        "singa bench --profile");
+    std::printf("profile written to %s\n", profile_path.c_str());
   }
   std::printf("peak RSS %s (the whole process: model, inputs, runs)\n",
               Bytes(PeakRssBytes()).c_str());

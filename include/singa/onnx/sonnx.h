@@ -69,6 +69,30 @@ struct ValueInfo {
 using singa::Value;
 using singa::ValueList;
 
+// One node's share of a profiled run (SingaRep::Profile).
+struct NodeProfile {
+  std::string op_type;  // as the run executed it: a plan's fused ops (FusedConv) included
+  std::string name;
+  std::vector<std::string> inputs;   // each input's dtype and shape, "none" for an absent one
+  std::vector<std::string> kernels;  // the oneDNN implementations the node ran, if any
+  double start_us = 0;               // from the start of the run
+  double duration_us = 0;
+};
+
+struct RunProfile {
+  ValueList outputs;
+  double duration_us = 0;  // the whole run: inputs copied in and results out included
+  bool planned = false;    // the static plan ran (else the run walked the nodes)
+  std::vector<NodeProfile> nodes;
+  // The run as a trace in the Chrome trace format (chrome://tracing,
+  // Perfetto; onnxruntime's profiler writes the same): one complete event
+  // per node, with its op, inputs and kernels, and one for the whole run.
+  std::string ChromeTrace() const;
+  // Those events alone, on trace row `row` (to join several runs' events
+  // into one trace list).
+  std::string TraceEvents(int row = 1) const;
+};
+
 class SingaRep {
  public:
   explicit SingaRep(std::shared_ptr<Graph> graph);
@@ -86,6 +110,12 @@ class SingaRep {
   // Run for models whose inputs or results include sequences or optionals.
   ValueList RunValues(const ValueList& inputs, int last_layers = -1,
                       const std::vector<std::string>& aux_output = {}) const;
+  // RunValues with the time of every node it runs, its inputs and the
+  // kernels it chose. A run that would use the static plan times the plan
+  // (built first if this signature has none: the profile is of a run after
+  // the first).
+  RunProfile Profile(const ValueList& inputs, int last_layers = -1,
+                     const std::vector<std::string>& aux_output = {}) const;
 
   // Initializers by ONNX name. Floating-point ones are marked stores_grad:
   // they are the model's trainable parameters.
@@ -136,7 +166,9 @@ class SingaRep {
 
  private:
   ValueList RunOnce(const ValueList& inputs, int last_layers,
-                    const std::vector<std::string>& aux_output) const;
+                    const std::vector<std::string>& aux_output, RunProfile* profile) const;
+  ValueList RunChecked(const ValueList& inputs, int last_layers,
+                       const std::vector<std::string>& aux_output, RunProfile* profile) const;
   struct Plans;
   std::shared_ptr<Graph> graph_;
   std::unique_ptr<Plans> plans_;

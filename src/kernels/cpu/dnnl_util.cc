@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "singa/core/error.h"
+#include "singa/core/profile.h"
 
 namespace singa::cpu::dnnl_util {
 
@@ -77,6 +78,13 @@ dnnl::memory Mem(const Tensor& t, const dnnl::memory::desc& desc) {
 }
 
 void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
+  if (KernelLogActive()) {
+    const char* impl = nullptr;
+    if (dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &impl) ==
+            dnnl_success &&
+        impl)
+      NoteKernel(impl);
+  }
   p.execute(Stream(), args);
   Stream().wait();
 }
