@@ -106,6 +106,63 @@ class Operator:
         raise NotImplementedError
 
 
+def call_op(op_type, *inputs, opset=None, domain="", num_outputs=None, **attrs):
+    """Runs the registered op `op_type` (its ONNX name) on `inputs` with
+    attributes `attrs`, recorded like every function here: autograd
+    differentiates it where the op has a backward, and sonnx.to_onnx
+    exports it.
+
+        y = autograd.call_op("Gelu", x, approximate="tanh")
+        y, mean, inv_std = autograd.call_op("LayerNormalization", x, scale, bias,
+                                            epsilon=1e-5, num_outputs=3)
+        y = autograd.call_op("Attention", q, k, v, opset=23, num_outputs=1, q_num_heads=4,
+                             kv_num_heads=4)
+
+    inputs: Tensors, None for an absent optional input, numpy arrays or
+    lists (constants of their own dtype) and numbers (constants of the
+    first Tensor input's dtype). attrs: numbers, strings, lists of them, or
+    Tensors. opset: the op's version is the newest registered one not above
+    it (default: the newest); domain: the op's domain ("" is ai.onnx).
+    num_outputs: how many outputs to compute (default: the op's required
+    ones, before its optional outputs). Returns a Tensor, or a tuple when
+    the op gives several outputs (None for an optional output not
+    computed). docs/ops.md lists the ops.
+    """
+    like = next((x for x in inputs if isinstance(x, Tensor)), None)
+    cts = []
+    for i, x in enumerate(inputs):
+        if x is None or isinstance(x, Tensor):
+            cts.append(_ct(x))
+        elif isinstance(x, (bool, int, float)) and like is not None:
+            cts.append(_scalar(x, like).data)
+        elif isinstance(x, (np.ndarray, np.generic, list, tuple, bool, int, float)):
+            cts.append(Tensor(data=np.asarray(x), dtype=np.asarray(x).dtype,
+                              requires_grad=False).data)
+        else:
+            raise TypeError(f"call_op({op_type!r}): input {i} is a {type(x).__name__}; "
+                            f"inputs are Tensors, arrays, numbers or None")
+    attrs = {k: _attr_value(v) for k, v in attrs.items()}
+    outs = _singa.call_op(str(op_type), cts, attrs,
+                          _singa.LATEST_OPSET if opset is None else int(opset),
+                          -1 if num_outputs is None else int(num_outputs), False, str(domain))
+    outs = [_wrap(o) if o is not None and o.defined else None for o in outs]
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _attr_value(v):
+    if isinstance(v, Tensor):
+        return v.data
+    if isinstance(v, np.ndarray):
+        return Tensor(data=v, dtype=v.dtype, requires_grad=False).data
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple):
+        return [_attr_value(e) for e in v]
+    return v
+
+
 def _axes(axes):
     return _int64s([axes] if isinstance(axes, int) else list(axes))
 
@@ -153,6 +210,12 @@ def tanh(x):
 
 def softmax(x, axis=1):
     return _op1("Softmax", x, axis=int(axis))
+
+
+def gelu(x, approximate="none"):
+    """x * Phi(x), Phi the standard normal CDF; approximate="tanh" uses the
+    tanh approximation (ONNX Gelu)."""
+    return _op1("Gelu", x, approximate=str(approximate))
 
 
 # ---- arithmetic and math ----------------------------------------------------
@@ -415,6 +478,15 @@ def batchnorm_2d(x, scale, bias, running_mean, running_var, momentum=0.9, epsilo
     if train:
         _ct(running_mean).copy_from(outs[1])
         _ct(running_var).copy_from(outs[2])
+    return _wrap(outs[0])
+
+
+def layer_norm(x, scale, bias=None, axis=-1, epsilon=1e-5):
+    """ONNX LayerNormalization: normalizes x over its dimensions from
+    `axis` on (biased variance), then scales and shifts by scale and bias
+    (shaped as those dimensions; bias may be None)."""
+    outs = _singa.call_op("LayerNormalization", [_ct(x), _ct(scale), _ct(bias)],
+                          {"axis": int(axis), "epsilon": float(epsilon)}, _singa.LATEST_OPSET, 1)
     return _wrap(outs[0])
 
 

@@ -49,10 +49,22 @@ class _ModelProtocol:
     def compile(self, inputs, is_train=True, use_graph=False, sequential=False):
         """Initializes every layer with a forward pass over `inputs`
         (placeholders: their shapes matter), names the parameters by their
-        dotted paths and sets the modes."""
+        dotted paths and sets the modes. A model is compiled before it is
+        called (a Model held by another layer runs as a layer instead).
+
+        is_train: calls run train_one_batch (else forward). use_graph: the
+        first call of each mode and input signature is captured and later
+        ones replay it (graph mode). sequential: SINGA's switch to run a
+        captured graph in its recorded order rather than scheduling
+        independent ops concurrently. It changes no result and no timing
+        here: a step replays on one stream in its recorded order (already a
+        dependency order), on the CPU and on a GPU. It is kept as the
+        `sequential` property, and changing it (here or with graph())
+        drops the captured steps, which the next calls capture again."""
         self._compile([_ct(t) for t in inputs], bool(is_train), bool(use_graph), bool(sequential))
         for k in ("_result", "_results"):
             self.__dict__.pop(k, None)
+        self.__dict__["_compiled"] = True
         autograd.training = bool(is_train)
 
     def train(self, mode=True):
@@ -63,7 +75,8 @@ class _ModelProtocol:
         self.train(False)
 
     def graph(self, mode=True, sequential=False):
-        """Switches graph mode; a change drops the captured steps."""
+        """Switches graph mode; a change (of either argument) drops the
+        captured steps. sequential: see compile."""
         self._graph(bool(mode), bool(sequential))
         if self.num_captured_steps == 0:
             self.__dict__.pop("_results", None)
@@ -72,8 +85,15 @@ class _ModelProtocol:
         raise NotImplementedError(f"{type(self).__name__}.train_one_batch is not defined")
 
     def __call__(self, *x, **kw):
-        if not self.initialized:
-            return layer.Layer.__call__(self, *x, **kw)
+        if not self.__dict__.get("_compiled"):
+            if self.__dict__.get("_sublayer"):
+                return layer.Layer.__call__(self, *x, **kw)
+            name = type(self).__name__
+            raise _singa.Error(
+                f"{name} is not compiled: call {name.lower()}.compile([inputs], is_train=..., "
+                f"use_graph=...) first (inputs: placeholder Tensors of the input shapes), then "
+                f"{name.lower()}(x) runs forward, or {name.lower()}(x, y) train_one_batch "
+                f"with is_train=True")
         # Tensors are the step's inputs; the other arguments are fixed at
         # capture and name the step with the shapes (one step per mode and
         # signature).

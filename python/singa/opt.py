@@ -10,9 +10,22 @@
 
 Updates run in C++ as one fused pass per parameter (recorded like any op in
 graph mode); the learning rate is the scheduler's value at the step count.
+
+dtype (SGD, RMSProp, AdaGrad, Adam): the dtype of the optimizer's states
+(momentum, running averages) and of the update arithmetic. None (the
+default) uses each parameter's own dtype, which must then be float32 or
+float64. With float32 or float64, a parameter of another floating type
+(float16, bfloat16, or float32 under float64) is copied into a tensor of
+that dtype for each update, its gradient cast the same way, and the result
+cast back: its states keep the precision that 16-bit values would lose.
+SINGA's half-precision scripts pass the model's dtype, tensor.float16:
+a 16-bit dtype means float32 states (the update kernels are float32 and
+float64).
+
+    adam = opt.Adam(lr=1e-3, dtype=tensor.float32)   # float16 parameters, float32 states
 """
 from . import _singa
-from .tensor import Tensor, _ct, _wrap
+from .tensor import DType, Tensor, _ct, _to_dtype, _wrap
 
 _o = _singa.opt
 
@@ -28,11 +41,31 @@ def _lr(lr):
     return float(lr), None
 
 
-class Optimizer:
-    """Base of the optimizers: `self.impl` is the C++ optimizer."""
+def _state_dtype(dtype, who):
+    """The states' DType for an optimizer's dtype argument (None: each
+    parameter's own)."""
+    if dtype is None:
+        return None
+    dt = _to_dtype(dtype)
+    if dt in (DType.float16, DType.bfloat16):
+        return DType.float32
+    if dt not in (DType.float32, DType.float64):
+        raise ValueError(f"{who}: dtype must be a floating type (float32 or float64 for the "
+                         f"states, or a 16-bit one, which keeps float32 states), got "
+                         f"{_singa.dtype_name(dt)}")
+    return dt
 
-    def __init__(self, impl):
+
+class Optimizer:
+    """Base of the optimizers: `self.impl` is the C++ optimizer; `dtype` the
+    dtype of the states (see the module documentation)."""
+
+    def __init__(self, impl, dtype=None):
         self.impl = impl
+        self.dtype = _state_dtype(dtype, type(self).__name__)
+        # name -> [(parameter, its copy in self.dtype)]: the copies keep
+        # their identity, which the C++ optimizer keys the states by.
+        self._copies = {}
 
     def __call__(self, loss):
         self.backward_and_update(loss)
@@ -40,10 +73,41 @@ class Optimizer:
     def backward_and_update(self, loss):
         """Backward from loss, updating each parameter as soon as its
         gradient is complete, then one step()."""
-        self.impl.backward_and_update(_ct(loss))
+        if self.dtype is None:
+            self.impl.backward_and_update(_ct(loss))
+            return
+        for p, g in _singa.backward(_ct(loss), None):
+            self.update(p, g)
+        self.step()
 
     def update(self, param, grad):
-        self.impl.update(_ct(param), _ct(grad))
+        p, g = _ct(param), _ct(grad)
+        if self.dtype is None or p.dtype == self.dtype:
+            self.impl.update(p, g)
+            return
+        work = self._copy_of(p)
+        work.copy_from(p)
+        self.impl.update(work, g.astype(self.dtype))
+        p.copy_from(work)
+
+    def _copy_of(self, p):
+        """The tensor of self.dtype through which p is updated, made on first use."""
+        entries = self._copies.setdefault(p.name, [])
+        for q, work in entries:
+            if q.same_tensor(p):
+                return work
+        # Made now even while a graph-mode step is being captured: it lives
+        # across steps, as the states do.
+        dev = p.device
+        capturing = dev.graph_enabled()
+        dev.EnableGraph(False)
+        try:
+            work = p.astype(self.dtype)
+        finally:
+            dev.EnableGraph(capturing)
+        work.name = p.name
+        entries.append((p, work))
+        return work
 
     def apply(self, param_name, param_value, param_grad):
         """SINGA 3's name for update (the name is the parameter's own)."""
@@ -73,19 +137,20 @@ class SGD(Optimizer):
                  dtype=None):
         value, sched = _lr(lr)
         super().__init__(_o.SGD(value, float(momentum), float(dampening), float(weight_decay),
-                                bool(nesterov), sched))
+                                bool(nesterov), sched), dtype)
 
 
 class RMSProp(Optimizer):
     def __init__(self, lr=0.1, rho=0.9, epsilon=1e-8, weight_decay=0, dtype=None):
         value, sched = _lr(lr)
-        super().__init__(_o.RMSProp(value, float(rho), float(epsilon), float(weight_decay), sched))
+        super().__init__(_o.RMSProp(value, float(rho), float(epsilon), float(weight_decay), sched),
+                         dtype)
 
 
 class AdaGrad(Optimizer):
     def __init__(self, lr=0.1, epsilon=1e-8, weight_decay=0, dtype=None):
         value, sched = _lr(lr)
-        super().__init__(_o.AdaGrad(value, float(epsilon), float(weight_decay), sched))
+        super().__init__(_o.AdaGrad(value, float(epsilon), float(weight_decay), sched), dtype)
 
 
 class Adam(Optimizer):
@@ -93,7 +158,7 @@ class Adam(Optimizer):
                  dtype=None):
         value, sched = _lr(lr)
         super().__init__(_o.Adam(value, float(beta_1), float(beta_2), float(epsilon),
-                                 float(weight_decay), sched))
+                                 float(weight_decay), sched), dtype)
 
 
 class DistOpt(Optimizer):
@@ -108,9 +173,11 @@ class DistOpt(Optimizer):
     world has one rank. The rank and world size come from MPI: local_rank
     and world_size, when given, are checked against it. nccl_id belongs to
     SINGA's NCCL build and is not used here (MPI needs no id). buffSize is
-    the number of float32 elements of one fused message. A collective that
-    waits longer than SINGA_DIST_TIMEOUT seconds (default 300) raises: a
-    peer died or stopped taking part; the job then aborts at exit.
+    the number of float32 elements of one fused message. The wrapped
+    optimizer's dtype is not applied: each parameter is updated in its own
+    dtype (float32 or float64). A collective that waits longer than
+    SINGA_DIST_TIMEOUT seconds (default 300) raises: a peer died or stopped
+    taking part; the job then aborts at exit.
     """
 
     def __init__(self, opt=None, nccl_id=None, local_rank=None, world_size=None,
