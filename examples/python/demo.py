@@ -21,16 +21,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import example_cli  # noqa: E402
 from train_digits import CNN, load_data  # noqa: E402
 
-from singa import autograd, device, layer, opt, sonnx, tensor  # noqa: E402
+from singa import autograd, data, device, layer, opt, sonnx, tensor  # noqa: E402
 
 BATCH = 64
-
-
-def batches(x, y, rng):
-    order = rng.permutation(len(x))
-    for s in range(len(x) // BATCH):
-        idx = order[s * BATCH:(s + 1) * BATCH]
-        yield x[idx], y[idx]
 
 
 def train(m, x, y, epochs, desc, rng):
@@ -38,9 +31,10 @@ def train(m, x, y, epochs, desc, rng):
     tx = tensor.Tensor((BATCH,) + x.shape[1:], requires_grad=False)
     ty = tensor.Tensor((BATCH,), dtype=tensor.int32, requires_grad=False)
     losses = []
+    train_batches = data.batches(x, y, batch_size=BATCH, shuffle=True, drop_last=True, seed=rng)
     for e in range(epochs):
         total, steps = 0.0, 0
-        bar = tqdm(list(batches(x, y, rng)), desc=f"{desc} epoch {e + 1}/{epochs}", leave=False)
+        bar = tqdm(train_batches, desc=f"{desc} epoch {e + 1}/{epochs}", leave=False)
         for xb, yb in bar:
             tx.copy_from_numpy(xb)
             ty.copy_from_numpy(yb)

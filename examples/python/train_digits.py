@@ -21,7 +21,7 @@ from tqdm import tqdm  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import example_cli  # noqa: E402
 
-from singa import autograd, device, layer, model, opt, tensor  # noqa: E402
+from singa import autograd, data, device, layer, model, opt, tensor  # noqa: E402
 
 
 class CNN(model.Model):
@@ -61,9 +61,9 @@ def load_data(seed=0):
 def evaluate(m, x, y, batch):
     m.eval()
     correct = 0
-    for i in range(0, len(x), batch):
-        out = m(tensor.Tensor(data=x[i:i + batch], requires_grad=False))
-        correct += int((tensor.to_numpy(out).argmax(1) == y[i:i + batch]).sum())
+    for xb, yb in data.batches(x, y, batch_size=batch):
+        out = m(tensor.Tensor(data=xb, requires_grad=False))
+        correct += int((tensor.to_numpy(out).argmax(1) == yb).sum())
     m.train()
     return correct / len(x)
 
@@ -88,21 +88,21 @@ def main():
     ty = tensor.Tensor((args.batch,), dev, tensor.int32, requires_grad=False)
     m.compile([tx], is_train=True, use_graph=not args.eager, sequential=False)
 
-    rng = np.random.default_rng(args.seed)
-    steps = len(x_train) // args.batch  # full batches: graph mode replays one shape
+    # Full batches: graph mode replays one shape.
+    train_batches = data.batches(x_train, y_train, batch_size=args.batch, shuffle=True,
+                                 drop_last=True, seed=args.seed)
+    steps = len(train_batches)
     history = {"loss": [], "train_acc": [], "test_acc": []}
     start = time.time()
     for epoch in range(args.epochs):
-        order = rng.permutation(len(x_train))
         total_loss, correct = 0.0, 0
-        bar = tqdm(range(steps), desc=f"epoch {epoch + 1}/{args.epochs}", leave=False)
-        for s in bar:
-            idx = order[s * args.batch:(s + 1) * args.batch]
-            tx.copy_from_numpy(x_train[idx])
-            ty.copy_from_numpy(y_train[idx])
+        bar = tqdm(train_batches, desc=f"epoch {epoch + 1}/{args.epochs}", leave=False)
+        for s, (xb, yb) in enumerate(bar):
+            tx.copy_from_numpy(xb)
+            ty.copy_from_numpy(yb)
             out, loss = m(tx, ty)
             total_loss += float(tensor.to_numpy(loss)[0])
-            correct += int((tensor.to_numpy(out).argmax(1) == y_train[idx]).sum())
+            correct += int((tensor.to_numpy(out).argmax(1) == yb).sum())
             bar.set_postfix(loss=f"{total_loss / (s + 1):.4f}", refresh=False)
         history["loss"].append(total_loss / steps)
         history["train_acc"].append(correct / (steps * args.batch))

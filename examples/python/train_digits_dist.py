@@ -19,6 +19,7 @@ import numpy as np
 
 import example_cli
 from singa import autograd, device, opt, tensor
+from singa.data import batches
 from train_digits import CNN, load_data
 
 OPTIONS = ("fp32", "fp16", "partialUpdate", "sparseTopK", "sparseThreshold")
@@ -79,19 +80,18 @@ def train(option, args, data):
     for epoch in range(args.epochs):
         order = rng.permutation(len(x_train))[rank * share:(rank + 1) * share]
         total_loss, correct = 0.0, 0
-        for s in range(steps):
-            idx = order[s * args.batch:(s + 1) * args.batch]
-            tx.copy_from_numpy(x_train[idx])
-            ty.copy_from_numpy(y_train[idx])
+        for xb, yb in batches(x_train[order], y_train[order], batch_size=args.batch,
+                              drop_last=True):
+            tx.copy_from_numpy(xb)
+            ty.copy_from_numpy(yb)
             out, loss = m(tx, ty, option, spars)
             total_loss += float(tensor.to_numpy(loss)[0])
-            correct += int((tensor.to_numpy(out).argmax(1) == y_train[idx]).sum())
+            correct += int((tensor.to_numpy(out).argmax(1) == yb).sum())
         m.eval()
         test_correct = 0
-        for i in range(0, len(mine_test), args.batch):
-            sel = mine_test[i:i + args.batch]
-            pred = tensor.to_numpy(m(tensor.Tensor(data=x_test[sel], requires_grad=False)))
-            test_correct += int((pred.argmax(1) == y_test[sel]).sum())
+        for xb, yb in batches(x_test[mine_test], y_test[mine_test], batch_size=args.batch):
+            pred = tensor.to_numpy(m(tensor.Tensor(data=xb, requires_grad=False)))
+            test_correct += int((pred.argmax(1) == yb).sum())
         m.train()
         loss_avg, train_acc, test_hits = averaged(
             sgd, [total_loss / steps, correct / (steps * args.batch), test_correct])

@@ -36,7 +36,7 @@ from tqdm import tqdm  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import example_cli  # noqa: E402
 
-from singa import autograd, device, layer, opt, sonnx, tensor  # noqa: E402
+from singa import autograd, data, device, layer, opt, sonnx, tensor  # noqa: E402
 
 DIST_OPTIONS = ("fp32", "fp16", "partialUpdate", "sparseTopK", "sparseThreshold")
 DEFAULT_SPARS = {"sparseTopK": 0.05, "sparseThreshold": 0.01}
@@ -186,30 +186,28 @@ def run(args):
         print(f"re-training {source} (cut at last_layers={args.last_layers}, new Linear head) "
               f"on {world} rank(s), dist option {args.dist_option}"
               + (f", spars {spars}" if spars is not None else ""), flush=True)
-    rng = np.random.default_rng(args.seed + rank)
-    idx = np.arange(len(train_x))
+    train_batches = data.batches(train_x, train_y, batch_size=bs, shuffle=True, drop_last=True,
+                                 seed=args.seed + rank)
     history = []
     start = time.time()
     for epoch in range(args.max_epoch):
         epoch_start = time.time()
-        rng.shuffle(idx)
         train_loss, train_correct = 0.0, 0
         model.train()
-        bar = tqdm(range(num_train_batch), desc=f"epoch {epoch + 1}/{args.max_epoch}",
+        bar = tqdm(train_batches, desc=f"epoch {epoch + 1}/{args.max_epoch}",
                    disable=rank != 0 or args.quiet, leave=False)
-        for b in bar:
-            sel = idx[b * bs:(b + 1) * bs]
-            tx.copy_from_numpy(train_x[sel])
-            ty.copy_from_numpy(train_y[sel])
+        for xb, yb in bar:
+            tx.copy_from_numpy(xb)
+            ty.copy_from_numpy(yb)
             out, loss = model(tx, ty, args.dist_option, spars)
-            train_correct += accuracy(tensor.to_numpy(out), train_y[sel])
+            train_correct += accuracy(tensor.to_numpy(out), yb)
             train_loss += float(tensor.to_numpy(loss)[0])
 
         model.eval()
         test_correct = 0
-        for b in range(0, len(val_x), bs):
-            out = model(tensor.Tensor(data=val_x[b:b + bs], requires_grad=False))
-            test_correct += accuracy(tensor.to_numpy(out), val_y[b:b + bs])
+        for xb, yb in data.batches(val_x, val_y, batch_size=bs):
+            out = model(tensor.Tensor(data=xb, requires_grad=False))
+            test_correct += accuracy(tensor.to_numpy(out), yb)
 
         loss_sum, train_hits, test_hits, test_seen = reduce_variable(
             [train_loss / num_train_batch, train_correct, test_correct, len(val_x)], sgd)
