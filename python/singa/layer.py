@@ -18,7 +18,9 @@ optimizer's state key and the ONNX initializer name). A list or tuple of
 layers assigned to an attribute is kept as a ModuleList, whose layers are
 named by their positions ("blocks.0.W"); a list filled after the assignment
 is registered the same way at the first call, at compile and when the
-parameters are read. Sequential runs its layers in order.
+parameters are read. A list of layers that are attributes of the same layer
+as well stays a plain list (registering it would name them twice).
+Sequential runs its layers in order.
 
     class Stack(layer.Layer):
         def __init__(self):
@@ -66,7 +68,7 @@ class _LayerProtocol:
         if not _nn.Layer._constructed(self):
             raise AttributeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                  f"before setting attributes")
-        held = _as_module_list(value, f"{type(self).__name__}.{key}")
+        held = _as_module_list(value, f"{type(self).__name__}.{key}", self, key)
         if held is not None:
             value = held
         self._remove(key)
@@ -231,15 +233,33 @@ def _holds_layers(value):
                for v in value)
 
 
-def _as_module_list(value, where):
+def _flat_layers(value):
+    return [x for v in value
+            for x in (_flat_layers(v) if isinstance(v, (list, tuple)) else [v])]
+
+
+def _as_module_list(value, where, owner=None, key=None):
     """A ModuleList of a list or tuple that holds layers (nested lists
-    become nested ModuleLists); None for any other value."""
+    become nested ModuleLists); None for any other value, and for a list
+    of layers that are all attributes of `owner` already (a list kept to
+    iterate over them, which registering would name twice)."""
     if not isinstance(value, (list, tuple)) or not _holds_layers(value):
         return None
     for i, v in enumerate(value):
         if not isinstance(v, (_nn.Layer, list, tuple)):
             raise TypeError(f"{where}: a list of layers must hold only layers (it is registered "
                             f"as a ModuleList), but item {i} is a {type(v).__name__}")
+    if owner is not None:
+        attrs = {id(v) for k, v in vars(owner).items() if k != key and isinstance(v, _nn.Layer)}
+        items = _flat_layers(value)
+        named = [isinstance(v, _nn.Layer) and id(v) in attrs for v in items]
+        if all(named):
+            return None
+        if any(named):
+            raise TypeError(f"{where}: some of its layers are attributes of "
+                            f"{type(owner).__name__} as well, others are not; registering the "
+                            f"list would name the first ones twice. Keep all of them as "
+                            f"attributes too, or none")
     return ModuleList(value)
 
 

@@ -168,6 +168,36 @@ def test_a_list_filled_after_its_assignment_is_registered_at_compile():
     assert m.get_params()["blocks.1.W"].name == "blocks.1.W"
 
 
+def test_a_list_of_layers_that_are_attributes_too_is_not_registered_twice():
+    class Aliased(layer.Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = []
+            for i in range(2):
+                setattr(self, f"fc{i}", layer.Linear(3))
+                self.blocks.append(getattr(self, f"fc{i}"))
+            self.same = [self.fc0, self.fc1]
+
+        def forward(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x
+
+    a = Aliased()
+    a(_t(np.ones((2, 3), np.float32)))
+    assert list(a.get_params()) == ["fc0.W", "fc0.b", "fc1.W", "fc1.b"]
+    assert type(a.blocks) is list and type(a.same) is list
+
+    class Partly(layer.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = layer.Linear(3)
+            self.blocks = [self.fc, layer.Linear(3)]
+
+    with pytest.raises(TypeError, match="Partly.blocks: some of its layers are attributes"):
+        Partly()
+
+
 def test_lists_mixing_layers_and_other_values_and_calling_a_module_list_are_refused():
     class Mixed(layer.Layer):
         def __init__(self):
