@@ -171,19 +171,24 @@ class _LayerProtocol:
         self._set_states(self._values(states, dict(self._states())))
 
     def __str__(self):
-        """A summary: one line per sub-layer (dotted name, class, the shapes
-        of its own parameters and buffers), then the totals."""
+        """A summary: the class, a line per tensor of the layer's own (an
+        imported model's initializers), a line per sub-layer (dotted name,
+        class, the shapes of its own parameters and buffers), then the
+        totals."""
         self._adopt_layer_lists()
         rows = []
         _summary_rows(self, "", rows, set())
-        _, cls, desc = rows[0]
-        lines = [f"{cls}  {desc}".rstrip()]
-        if len(rows) > 1:
-            width = max(len(r[0]) for r in rows[1:])
-            cls_width = max(len(r[1]) for r in rows[1:])
-            lines += [f"  {name:<{width}}  {cls:<{cls_width}}  {desc}".rstrip()
-                      for name, cls, desc in rows[1:]]
         params = dict(self._params())
+        children = {k for k, _ in self._children()}
+        own = [(k, "parameter" if k in params else "buffer", _shape(t))
+               for k, t in self._states() if k.split(".", 1)[0] not in children]
+        lines = [type(self).__name__ + ("  (not initialized)" if _uninitialized(self) else "")]
+        table = own + rows[1:]
+        if table:
+            width = max(len(r[0]) for r in table)
+            cls_width = max(len(r[1]) for r in table)
+            lines += [f"  {name:<{width}}  {cls:<{cls_width}}  {desc}".rstrip()
+                      for name, cls, desc in table]
         trainable = sum(t.numel() for t in params.values() if t.stores_grad and t.requires_grad)
         buffers = sum(t.numel() for k, t in self._states() if k not in params)
         total = f"parameters: {sum(t.numel() for t in params.values()):,} " \

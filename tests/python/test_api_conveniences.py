@@ -236,6 +236,9 @@ def test_print_shows_one_line_per_layer_with_shapes_then_totals():
     assert lines[-1] == "parameters: 34 (trainable: 34), buffers: 8"
     s.fc.get_params()["b"].stores_grad = False
     assert str(s).splitlines()[-1] == "parameters: 34 (trainable: 30), buffers: 8"
+    # A layer's own tensors (an imported model's initializers) get a line each.
+    assert [line.split() for line in str(s.fc).splitlines()[1:3]] == [
+        ["W", "parameter", "(3,", "4)"], ["b", "parameter", "(4,)"]]
 
 
 def test_parameters_named_parameters_and_named_buffers():
