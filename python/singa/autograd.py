@@ -121,8 +121,9 @@ def call_op(op_type, *inputs, opset=None, domain="", num_outputs=None, **attrs):
     inputs: Tensors, None for an absent optional input, numpy arrays or
     lists (constants of their own dtype) and numbers (0-d constants of the
     first Tensor input's dtype, or of numpy's without one). attrs:
-    numbers, strings, lists of them, or Tensors. opset: the op's version is the newest registered one not above
-    it (default: the newest); domain: the op's domain ("" is ai.onnx).
+    numbers, strings, lists of them, or Tensors. opset: the op's version
+    is the newest registered one not above it (default: the newest);
+    domain: the op's domain ("" is ai.onnx).
     num_outputs: how many outputs to compute (default: the op's required
     ones, before its optional outputs). Returns a Tensor, or a tuple when
     the op gives several outputs (None for an optional output not
