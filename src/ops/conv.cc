@@ -275,33 +275,43 @@ void Reorder(const std::string& key, const memory& from, const memory& to) {
   du::Execute(r, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
-// W reordered into p's layout, kept per weight block, layout and version:
-// inference reorders each layer's weights once; training, which writes the
-// weights every step, reorders them once per step as before. Entries of
-// freed weights are dropped as the cache grows.
+// W reordered into p's layout, kept per weight block (and view), layout and
+// version: inference reorders each layer's weights once, whatever sizes its
+// inputs come in; training, which writes the weights every step, reorders
+// them once per step as before. Entries of freed weights are dropped as the
+// cache grows.
 memory ReorderedWeights(const ConvPrim& p, const std::string& rk, const Tensor& w, int64_t group) {
   struct Entry {
     std::weak_ptr<Block> block;
     uint64_t version = 0;
+    memory::desc desc;
     Tensor holder;
   };
   static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, Entry>();
+  static auto* cache = new std::unordered_map<std::string, std::vector<Entry>>();
   const std::shared_ptr<Block> block = internal::BlockOf(w);
-  std::string key = rk;
-  key += std::to_string(reinterpret_cast<uintptr_t>(block.get()));
+  const memory::desc& want = p.pd.weights_desc();
+  std::string key =
+      std::to_string(reinterpret_cast<uintptr_t>(block.get())) + "|" + std::to_string(group) + "|";
+  du::AppendKey(key, w);
   std::lock_guard<std::mutex> lock(mu);
-  Entry& e = (*cache)[key];
-  if (e.block.lock() != block || e.version != block->version() || !e.holder.defined()) {
-    memory wei = ScratchMem(p.pd.weights_desc(), e.holder);
-    Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
-    e.block = block;
-    e.version = block->version();
-    if (cache->size() > 4096)
-      std::erase_if(*cache, [](const auto& kv) { return kv.second.block.expired(); });
-    return wei;
-  }
-  return memory(p.pd.weights_desc(), du::Engine(), e.holder.raw_data());
+  std::vector<Entry>& entries = (*cache)[key];
+  // (an entry of a freed block whose address a new one reuses)
+  std::erase_if(entries, [&](const Entry& e) { return e.block.lock() != block; });
+  auto it =
+      std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.desc == want; });
+  if (it != entries.end() && it->version == block->version() && it->holder.defined())
+    return memory(want, du::Engine(), it->holder.raw_data());
+  if (it == entries.end()) it = entries.insert(entries.end(), Entry{block, 0, want, Tensor()});
+  memory wei = ScratchMem(want, it->holder);
+  Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
+  it->version = block->version();
+  if (cache->size() > 4096)
+    std::erase_if(*cache, [](const auto& kv) {
+      return std::all_of(kv.second.begin(), kv.second.end(),
+                         [](const Entry& e) { return e.block.expired(); });
+    });
+  return wei;
 }
 
 // One call of p: reorders x and w into p's layouts where they differ, the
@@ -393,13 +403,25 @@ size_t Fastest(size_t n, Run&& run) {
 // Each candidate is timed as a whole call (src/weights reorders, the
 // convolution, the dst reorder) on the call's own tensors, interleaved over
 // 3-10 rounds, keeping each one's minimum; the fastest is kept for the key.
+// The pick is also kept for the key's shape class (`family`: the same
+// convolution with the batch and spatial sizes rounded down to powers of
+// two): a model called on inputs of ever new sizes (text lines of any
+// width) times its convolutions once per class, and a new size of a known
+// class builds the class's pick alone.
 // Candidates that oneDNN rejects, duplicates, and reference implementations
 // (when another exists) are dropped first. The pick can differ between
 // processes on a noisy machine; every candidate computes the same
 // convolution, differing only in summation order.
-std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const Tensor& w,
-                                 const Tensor& b, const Tensor& z, const Tensor& y,
+std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& family, const Tensor& x,
+                                 const Tensor& w, const Tensor& b, const Tensor& z, const Tensor& y,
                                  const ops::Window& win, const ConvAttrs& a) {
+  static std::mutex picks_mu;
+  static auto* picks = new std::unordered_map<std::string, std::string>();  // family -> layout
+  std::string known;
+  {
+    std::lock_guard<std::mutex> lock(picks_mu);
+    if (auto it = picks->find(family); it != picks->end()) known = it->second;
+  }
   const int64_t group = a.group;
   const memory::data_type dt = du::ToDnnl(x.dtype());
   const memory::desc src_plain = du::PlainDesc(x.shape(), x.dtype());
@@ -428,6 +450,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
 
   std::vector<ConvPrim> cands;
   auto add = [&](const std::string& layout, const memory::desc& src, const memory::desc& dst) {
+    if (!known.empty() && layout != known) return;
     const memory::desc wei_any(wei_plain.get_dims(), dt, memory::format_tag::any);
     const auto prop = dnnl::prop_kind::forward_inference;
     const auto alg = dnnl::algorithm::convolution_direct;
@@ -482,13 +505,32 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const Tensor& x, const 
       add("c16", with_tag(src_plain, tag), with_tag(dst_plain, tag));
     }
   }
+  // The class's pick has no good implementation at this size: time them all.
+  if (!known.empty() && (cands.empty() || is_ref(cands[0])))
+    return MakeConv(key, "", x, w, b, z, y, win, a);
   if (!std::all_of(cands.begin(), cands.end(), is_ref)) std::erase_if(cands, is_ref);
   if (cands.empty()) return std::nullopt;
-  if (cands.size() == 1) return std::move(cands[0]);
-
-  const size_t pick =
-      Fastest(cands.size(), [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, true); });
+  size_t pick = 0;
+  if (cands.size() > 1)
+    pick = Fastest(cands.size(),
+                   [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, true); });
+  if (known.empty() && !family.empty()) {
+    std::lock_guard<std::mutex> lock(picks_mu);
+    picks->emplace(family, cands[pick].layout);
+  }
   return std::move(cands[pick]);
+}
+
+// `key` with x's batch and spatial sizes rounded down to powers of two: the
+// convolutions whose layout pick is shared (MakeConv).
+std::string ShapeClass(const std::string& key, const Tensor& x) {
+  Shape rounded = x.shape();
+  for (size_t i = 0; i < rounded.size(); ++i)
+    if (i != 1 && rounded[i] > 0) rounded[i] = int64_t{1} << (63 - __builtin_clzll(rounded[i]));
+  std::string family = key;
+  const std::string exact = ToString(x.shape());
+  family.replace(family.find(exact), exact.size(), ToString(rounded));
+  return family;
 }
 
 void AppendInts(std::string& key, const std::vector<int64_t>& v) {
@@ -521,7 +563,7 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
            std::to_string(a.beta);
   }
   auto& prim = du::Cached<std::optional<ConvPrim>>(
-      key, [&] { return MakeConv(key, x, w, b, z, y, win, a); });
+      key, [&] { return MakeConv(key, ShapeClass(key, x), x, w, b, z, y, win, a); });
   if (!prim) return ConvReference(k, a);
   RunConv(*prim, key, x, w, b, z, y, a.group);
 }

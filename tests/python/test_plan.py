@@ -1,6 +1,11 @@
 """The static inference plan of sonnx (src/onnx/plan.h): folding, fusion,
 capture and replay give the numbers of the plain node walk and of
 onnxruntime; plans follow parameter changes; dynamic shapes still work."""
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -527,7 +532,6 @@ def test_a_profile_covers_every_node_and_adds_up_to_the_run(use_plan):
 
 
 def test_run_writes_its_profile_as_a_chrome_trace(tmp_path):
-    import json
     model, x = _conv_stack(n_convs=2)
     rep = sonnx.prepare(model)
     out = rep.run([x], profile=tmp_path / "trace.json")
@@ -557,3 +561,36 @@ def test_the_profile_of_a_control_flow_model_walks_its_nodes():
     p = rep.profile([x])
     assert [n["name"] for n in p.nodes] == ["relu", "nonzero", "shape"]
     assert tensor.to_numpy(p.outputs[0]).tolist() == [1, 3]
+
+
+CONV_SIZES_SCRIPT = """
+import sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+from singa import sonnx
+w = numpy_helper.from_array(np.random.rand(32, 32, 1, 1).astype(np.float32), "W")
+g = helper.make_graph([helper.make_node("Conv", ["x", "W"], ["y"])], "g",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 8, "W"])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
+rep = sonnx.prepare(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+for width in (40, 48, 56, 80):
+    print(f"== width {width}", flush=True)
+    rep.run([np.random.rand(1, 32, 8, width).astype(np.float32)])
+"""
+
+
+def test_a_new_input_size_of_a_known_shape_class_builds_one_convolution():
+    """Convolution layouts are timed once per shape class (batch and spatial
+    sizes rounded down to powers of two): widths 40 and 80 time the
+    candidates, widths 48 and 56 build the pick of width 40's class alone."""
+    p = subprocess.run([sys.executable, "-c", CONV_SIZES_SCRIPT], capture_output=True, text=True,
+                       env={**os.environ, "ONEDNN_VERBOSE": "all"}, timeout=120)
+    assert p.returncode == 0, p.stderr
+    creates, width = {}, None
+    for line in p.stdout.splitlines():
+        if line.startswith("== width"):
+            width = int(line.split()[-1])
+        elif line.startswith("onednn_verbose,create") and ",convolution," in line:
+            creates[width] = creates.get(width, 0) + 1
+    assert creates[40] >= 2 and creates[80] >= 2, creates
+    assert creates[48] == creates[56] == 1, creates
