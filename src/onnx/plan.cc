@@ -218,7 +218,7 @@ void Plan::Capture(const TensorList& inputs) {
   }
   dev.EnableGraph(false);
   for (int s : g.output_slots) results_.push_back(values[s].tensor());
-  dev.PlanGraphMemory(results_);
+  arena_bytes_ = dev.PlanGraphMemory(results_);
   ops_ = dev.runtime().TakeGraph();
   if (ops_.empty()) inputs_.clear(), results_.clear();
 }

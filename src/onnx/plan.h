@@ -99,6 +99,8 @@ class Plan {
   // False once a parameter the plan folded has changed.
   bool fresh() const;
   bool captured() const { return !ops_.empty(); }
+  // The bytes of a captured plan's memory arena (0 for a node walk).
+  size_t arena_bytes() const { return arena_bytes_; }
   // The rewritten graph's op types (after folding and fusion).
   std::vector<std::string> op_types() const;
   // Runs the plan on `inputs` (one per graph input slot, checked by the
@@ -115,6 +117,7 @@ class Plan {
   std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> deps_;
   TensorList inputs_, results_;  // a captured plan's placeholders and results
   std::vector<DeviceRuntime::Op> ops_;
+  size_t arena_bytes_ = 0;
   // Per node of a captured plan: the end of its ops in ops_ and its inputs
   // as the capture saw them (what a profile reports).
   std::vector<size_t> node_ends_;

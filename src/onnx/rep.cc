@@ -142,12 +142,38 @@ void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>
   }
 }
 
+// The plans by signature, least recently used dropped first once there are
+// more than kMaxPlans or their arenas hold more than kMaxPlanBytes: a model
+// called on inputs of ever new shapes keeps a bounded set.
 struct SingaRep::Plans {
+  static constexpr size_t kMaxPlans = 8;
+  static constexpr size_t kMaxPlanBytes = size_t{512} << 20;
+  struct Entry {
+    std::unique_ptr<Plan> plan;
+    uint64_t used = 0;
+  };
   std::mutex mu;
   bool enabled = true;
   int64_t declared_batch = -1;  // the model's own, once SetBatchSize changed it
-  std::map<std::string, std::unique_ptr<Plan>> by_key;
+  std::map<std::string, Entry> by_key;
+  uint64_t clock = 0;
   std::vector<std::string> latest_op_types;
+
+  // Drops least recently used plans other than `keep` while over a bound.
+  void Trim(const std::string& keep) {
+    auto bytes = [&] {
+      size_t n = 0;
+      for (const auto& [k, e] : by_key) n += e.plan ? e.plan->arena_bytes() : 0;
+      return n;
+    };
+    while (by_key.size() > 1 && (by_key.size() > kMaxPlans || bytes() > kMaxPlanBytes)) {
+      auto oldest = by_key.end();
+      for (auto it = by_key.begin(); it != by_key.end(); ++it)
+        if (it->first != keep && (oldest == by_key.end() || it->second.used < oldest->second.used))
+          oldest = it;
+      by_key.erase(oldest);
+    }
+  }
 };
 
 SingaRep::SingaRep(std::shared_ptr<Graph> graph)
@@ -412,11 +438,14 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
     ValueList result;
     {
       std::lock_guard<std::mutex> lock(plans_->mu);
-      std::unique_ptr<Plan>& plan = plans_->by_key[key];
+      Plans::Entry& entry = plans_->by_key[key];
+      entry.used = ++plans_->clock;
+      std::unique_ptr<Plan>& plan = entry.plan;
       const bool fresh = plan && plan->fresh();
       if (!fresh) {
         plan = std::make_unique<Plan>(g, std::move(values), end, result_slots, result);
         plans_->latest_op_types = plan->op_types();
+        plans_->Trim(key);
       }
       if (fresh || profile) {
         ProfileClock clock(profile);

@@ -594,3 +594,20 @@ def test_a_new_input_size_of_a_known_shape_class_builds_one_convolution():
             creates[width] = creates.get(width, 0) + 1
     assert creates[40] >= 2 and creates[80] >= 2, creates
     assert creates[48] == creates[56] == 1, creates
+
+
+def test_plans_for_ever_new_shapes_stay_bounded():
+    """A model called on inputs of ever new widths keeps at most 8 plans,
+    dropping the least recently used; a dropped shape is planned again."""
+    model, _ = _conv_stack(n_convs=2, c=16, hw=8)
+    model.graph.input[0].type.tensor_type.shape.dim[3].dim_param = "W"
+    rep = sonnx.prepare(model)
+    walk = sonnx.prepare(model)
+    walk._rep.use_plan = False
+    rng = np.random.default_rng(0)
+    for width in list(range(8, 40, 2)) + [8, 38]:
+        x = rng.standard_normal((1, 16, 8, width)).astype(np.float32)
+        np.testing.assert_allclose(_np(rep.run([x]))[0], _np(walk.run([x]))[0], rtol=RTOL,
+                                   atol=ATOL)
+        assert rep._rep.num_plans <= 8
+    assert rep._rep.num_plans == 8
