@@ -26,7 +26,14 @@ onnxruntime:
   frame per call with its LSTM state (h, c) carried from call to call, and
   the Gemm stack.
 
+With OMP_WAIT_POLICY=passive in the environment, singa's OpenMP threads
+sleep as soon as they are idle instead of spinning, and onnxruntime's
+sessions here get allow_spinning 0 to match: on a machine whose cores other
+processes keep busy, spinning threads wait out the scheduler at every
+parallel region's barrier, and this separates that from each runtime's work.
+
     .venv/bin/python bench/run.py --only real                   # part of make bench
+    OMP_WAIT_POLICY=passive .venv/bin/python bench/run.py --only real
     .venv/bin/python bench/real_bench.py --models crnn_op12 --rounds 1    # one model
     .venv/bin/python bench/real_bench.py --profile yolo_op17    # per op type, both runtimes
 """
@@ -83,6 +90,9 @@ def ort_session(path, threads):
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if os.environ.get("OMP_WAIT_POLICY", "").lower() == "passive":
+        # singa's OpenMP threads then sleep as soon as they are idle: onnxruntime's too.
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
 
 
@@ -384,10 +394,10 @@ def _attrs(node):
 
 def profile(name, threads, calls=20):
     """Per op type: onnxruntime's profiler (its optimized graph's kernels,
-    ms per run) and each of singa's ops run alone on the node's real inputs
-    through _singa.call_op (ms per run, summed over the nodes of a type:
-    without the plan's fusion and layouts, so an upper bound of the planned
-    run's op time); then both runtimes' whole planned run."""
+    ms per run, with the profiler's own cost) and each of singa's ops run
+    alone on the node's real inputs through _singa.call_op (ms per run,
+    summed over the nodes of a type: without the plan's fusion and layouts);
+    then both runtimes' whole runs without profiling."""
     import onnx
     from singa import _singa, sonnx
     _singa.set_num_threads(threads)
@@ -402,11 +412,8 @@ def profile(name, threads, calls=20):
     so.enable_profiling = True
     so.profile_file_prefix = os.path.join(tempfile.mkdtemp(), "ort")
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    sess.run(None, feeds)
-    t0 = time.perf_counter()
-    for _ in range(calls):
+    for _ in range(calls + 1):
         sess.run(None, feeds)
-    ort_total = (time.perf_counter() - t0) / calls
     trace = json.load(open(sess.end_profiling()))
     ort_ms = collections.Counter()
     for ev in trace:
@@ -444,15 +451,17 @@ def profile(name, threads, calls=20):
         for _ in range(calls):
             op()
         singa_ms[node.op_type] += (time.perf_counter() - t0) / calls * 1e3
-    rep = sonnx.prepare(path)
-    run = _singa_fn(rep, feeds)
-    run()
-    t0 = time.perf_counter()
-    for _ in range(calls):
+    # The whole runs, without the profiler.
+    rep, plain = sonnx.prepare(path), ort_session(path, threads)
+    totals = []
+    for run in (_singa_fn(rep, feeds), lambda: plain.run(None, feeds)):
         run()
-    singa_total = (time.perf_counter() - t0) / calls
-    return ort_ms, singa_ms, skipped, ort_total, singa_total, collections.Counter(
-        rep.planned_op_types)
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            run()
+        totals.append((time.perf_counter() - t0) / calls)
+    return (ort_ms, singa_ms, skipped, totals[1], totals[0],
+            collections.Counter(rep.planned_op_types))
 
 
 def print_profile(name, threads):

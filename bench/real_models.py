@@ -567,14 +567,17 @@ def cache_dir():
 def write(name, directory=None):
     """Writes model `name` and returns its path: in `directory`, or in
     cache_dir() under a name keyed by this file's source, reused while the
-    generators stay the same."""
-    model = None
+    generators stay the same (the files of older generators are removed)."""
     if directory is None:
         with open(__file__, "rb") as f:
             digest = hashlib.sha256(f.read()).hexdigest()[:12]
         path = os.path.join(cache_dir(), f"{name}-{digest}.onnx")
         if os.path.exists(path):
             return path
+        for old in os.listdir(cache_dir()):
+            if old.startswith(name + "-") and old.endswith(".onnx") and len(old) == len(
+                    os.path.basename(path)):
+                os.remove(os.path.join(cache_dir(), old))
     else:
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, f"{name}.onnx")
