@@ -37,6 +37,27 @@ struct MemoryLimitScope {
   std::optional<MemoryLimit> scope;
 };
 
+// singa._singa.build_info(): the optional parts this build has. CMake
+// defines SINGA_CUDA, SINGA_MPI and SINGA_IMAGE for this file as it does for
+// the library's sources that use them.
+nb::dict BuildInfo() {
+  nb::dict info;
+  info["version"] = Version();
+  info["cuda"] = false;
+  info["mpi"] = false;
+  info["image_codecs"] = false;
+#if SINGA_CUDA
+  info["cuda"] = true;
+#endif
+#if SINGA_MPI
+  info["mpi"] = true;
+#endif
+#if SINGA_IMAGE
+  info["image_codecs"] = true;
+#endif
+  return info;
+}
+
 // numpy can hold these directly; the rest travel as same-size unsigned
 // carriers that python/singa views through ml_dtypes.
 nb::dlpack::dtype DLDType(DType dt) {
@@ -365,6 +386,10 @@ NB_MODULE(_singa, m) {
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   });
   m.attr("__version__") = Version();
+  m.def("build_info", &BuildInfo,
+        "What this build has: {'version', 'cuda', 'mpi', 'image_codecs'}; cuda, mpi and "
+        "image_codecs are False where singa was built without them (SINGA_CUDA, SINGA_MPI, "
+        "SINGA_IMAGE).");
   m.def("max_tensor_bytes", &MaxTensorBytes,
         "The largest tensor singa allocates (default: the machine's physical memory).");
   m.def("set_max_tensor_bytes", &SetMaxTensorBytes, "bytes"_a,

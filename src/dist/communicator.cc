@@ -1,7 +1,12 @@
+// Built without MPI (SINGA_MPI=OFF), every process is a world of one rank:
+// the collectives apply their compression and send nothing, and a process
+// started by an MPI launcher stops with an error naming the option.
 #include "singa/dist/communicator.h"
 
+#if SINGA_MPI
 #include <dlfcn.h>
 #include <mpi.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -27,6 +32,7 @@ namespace {
 // the job instead (mpirun then stops every rank).
 std::atomic<bool> g_broken{false};
 
+#if SINGA_MPI
 void FinalizeAtExit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -53,6 +59,14 @@ void EnsureMpi() {
   });
 }
 
+// The float16 sum MPI lacks: each partial sum is formed in float32.
+void HalfSum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const uint16_t* a = static_cast<const uint16_t*>(in);
+  uint16_t* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = Half::FromFloat(Half::ToFloat(a[i]) + Half::ToFloat(b[i]));
+}
+#endif
+
 double DefaultTimeout() {
   const char* env = std::getenv("SINGA_DIST_TIMEOUT");
   if (env && *env) {
@@ -64,13 +78,6 @@ double DefaultTimeout() {
     return v;
   }
   return 300;
-}
-
-// The float16 sum MPI lacks: each partial sum is formed in float32.
-void HalfSum(void* in, void* inout, int* len, MPI_Datatype*) {
-  const uint16_t* a = static_cast<const uint16_t*>(in);
-  uint16_t* b = static_cast<uint16_t*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = Half::FromFloat(Half::ToFloat(a[i]) + Half::ToFloat(b[i]));
 }
 
 void CheckFloat32(const Tensor& t, const char* what) {
@@ -125,14 +132,20 @@ bool LaunchedByMpi() {
 
 // A started collective: its requests, and what to do once they complete.
 struct Inflight {
+#if SINGA_MPI
   std::vector<MPI_Request> requests;
+#else
+  std::vector<int> requests;  // a world of one rank starts no requests
+#endif
   std::function<void()> finish;
   std::string what;
 };
 
 struct Communicator::State {
+#if SINGA_MPI
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Op half_sum = MPI_OP_NULL;
+#endif
   int rank = 0, size = 1;
   double timeout = 300;
   std::vector<Inflight> inflight;
@@ -151,17 +164,18 @@ struct Communicator::State {
                 "; the communicator is broken and the job aborts at exit");
   }
 
+  void EnsureUsable(const char* what) const {
+    SINGA_CHECK(!g_broken.load(), Error,
+                "dist " << what << ": the communicator is broken by an earlier failure");
+  }
+
+#if SINGA_MPI
   void Check(int rc, const std::string& what) {
     if (rc == MPI_SUCCESS) return;
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, msg, &len);
     Fail(what, std::string("failed: ") + std::string(msg, len));
-  }
-
-  void EnsureUsable(const char* what) const {
-    SINGA_CHECK(!g_broken.load(), Error,
-                "dist " << what << ": the communicator is broken by an earlier failure");
   }
 
   // Polls until `reqs` complete; a peer that died or stopped calling the same
@@ -187,11 +201,13 @@ struct Communicator::State {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   }
+#endif
 
   // Open MPI advances nonblocking collectives only inside MPI calls: testing
   // the earlier ones when a new one starts lets them progress while
   // backward goes on (the overlap DistOpt's buckets are for).
   void Start(Inflight f) {
+#if SINGA_MPI
     for (Inflight& g : inflight) {
       if (g.requests.empty()) continue;
       int done = 0;
@@ -199,12 +215,15 @@ struct Communicator::State {
                         MPI_STATUSES_IGNORE),
             g.what);
     }
+#endif
     inflight.push_back(std::move(f));
   }
 
   void WaitAll() {
     const auto start = std::chrono::steady_clock::now();
+#if SINGA_MPI
     for (Inflight& f : inflight) WaitRequests(f.requests, f.what);
+#endif
     std::vector<Inflight> done = std::move(inflight);
     inflight.clear();
     for (Inflight& f : done) f.finish();
@@ -223,6 +242,7 @@ Communicator::Communicator(Options o) : opts_(o), state_(std::make_shared<State>
   if (opts_.timeout_seconds <= 0) opts_.timeout_seconds = DefaultTimeout();
   state_->timeout = opts_.timeout_seconds;
   if (!LaunchedByMpi()) return;  // one process: world size 1, no MPI
+#if SINGA_MPI
   EnsureMpi();
   State& s = *state_;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -238,14 +258,22 @@ Communicator::Communicator(Options o) : opts_(o), state_(std::make_shared<State>
   s.Check(MPI_Op_create(&HalfSum, 1, &s.half_sum), "MPI_Op_create");
   rank_ = s.rank;
   world_size_ = s.size;
+#else
+  throw Error(
+      "dist Communicator: singa was built without MPI (SINGA_MPI=OFF), but this process was "
+      "started by an MPI launcher; run it as one process, or rebuild singa with -DSINGA_MPI=ON "
+      "(an MPI such as Open MPI installed)");
+#endif
 }
 
 Communicator::~Communicator() {
+#if SINGA_MPI
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized || g_broken.load() || state_->comm == MPI_COMM_NULL) return;
   MPI_Op_free(&state_->half_sum);
   MPI_Comm_free(&state_->comm);
+#endif
 }
 
 bool Communicator::broken() const { return g_broken.load(); }
@@ -270,6 +298,7 @@ void Communicator::AllReduce(const Tensor& t) {
   t.device().Exec(
       [s = state_, d] {
         if (s->size == 1) return;  // the average of one rank is its own value
+#if SINGA_MPI
         Inflight f{{MPI_REQUEST_NULL}, {}, "AllReduce"};
         float* p = static_cast<float*>(d.raw_data());
         const int n = static_cast<int>(d.numel());
@@ -280,6 +309,7 @@ void Communicator::AllReduce(const Tensor& t) {
           for (int i = 0; i < n; ++i) p[i] *= scale;
         };
         s->Start(std::move(f));
+#endif
       },
       {}, std::span(&d, 1));
   started_.push_back(d);
@@ -318,6 +348,7 @@ void Communicator::Flush(bool half) {
     dev.Exec(
         [s = state_, ts, n] {
           if (s->size == 1) return;
+#if SINGA_MPI
           auto buf = std::make_shared<std::vector<float>>(n);
           Pack(ts, buf->data());
           Inflight f{{MPI_REQUEST_NULL}, {}, "FusedAllReduce"};
@@ -330,6 +361,7 @@ void Communicator::Flush(bool half) {
             Unpack(buf->data(), ts);
           };
           s->Start(std::move(f));
+#endif
         },
         ts, {});
   } else {
@@ -345,6 +377,7 @@ void Communicator::Flush(bool half) {
             for (int64_t i = 0; i < t.numel(); ++i) *out++ = Half::FromFloat(p[i] * scale);
           }
           Inflight f{{}, {}, "AllReduceHalf"};
+#if SINGA_MPI
           if (s->size > 1) {
             f.requests.push_back(MPI_REQUEST_NULL);
             s->Check(MPI_Iallreduce(MPI_IN_PLACE, buf->data(), static_cast<int>(n), MPI_UINT16_T,
@@ -352,6 +385,7 @@ void Communicator::Flush(bool half) {
                      "MPI_Iallreduce (float16)");
             s->Sent(n * 2);
           }
+#endif
           f.finish = [buf, ts] {
             const uint16_t* in = buf->data();
             for (const Tensor& t : ts) {
@@ -425,6 +459,7 @@ void Communicator::SparseAllReduce(const TensorList& ts, const TensorList& resid
         if (s->size == 1) {
           *all = *pairs;
         } else {
+#if SINGA_MPI
           // Threshold selection keeps a different count on each rank, so
           // the counts travel first.
           const int mine = static_cast<int>(pairs->size());
@@ -447,6 +482,7 @@ void Communicator::SparseAllReduce(const TensorList& ts, const TensorList& resid
                                    displs.data(), MPI_UINT32_T, s->comm, &f.requests[0]),
                    "MPI_Iallgatherv (sparse pairs)");
           s->Sent(int64_t{mine} * 4);
+#endif
         }
         f.finish = [pairs, all, t, n, scale = 1.0f / static_cast<float>(s->size)] {
           std::vector<float> sum(n, 0.0f);
@@ -480,12 +516,14 @@ void Communicator::Broadcast(const Tensor& t, int root) {
   t.device().Exec(
       [s = state_, d, root] {
         if (s->size == 1) return;
+#if SINGA_MPI
         std::vector<MPI_Request> req{MPI_REQUEST_NULL};
         s->Check(MPI_Ibcast(d.raw_data(), static_cast<int>(d.numel()), MPI_FLOAT, root, s->comm,
                             &req[0]),
                  "MPI_Ibcast");
         if (s->rank == root) s->Sent(d.numel() * 4);
         s->WaitRequests(req, "Broadcast");
+#endif
       },
       {}, std::span(&d, 1));
 }

@@ -14,6 +14,10 @@
 // The output's shape depends on the values, and whether the stream decodes
 // is only known once all of it has (a truncated JPEG has a good header):
 // shape inference decodes the image, and the kernel decodes it again.
+//
+// A build without the codec libraries (SINGA_IMAGE=OFF) decodes BMP and PNM
+// only; a stream in one of the other formats raises UnsupportedOp.
+#if SINGA_IMAGE
 // clang-format off
 #include <cstdio>  // jpeglib.h uses FILE and size_t without including a header for them
 #include <jpeglib.h>
@@ -23,6 +27,7 @@
 #include <png.h>
 #include <tiffio.h>
 #include <webp/decode.h>
+#endif
 
 #include <csetjmp>
 #include <cstring>
@@ -50,6 +55,7 @@ bool StartsWith(Bytes b, std::string_view magic) {
   return b.size() >= magic.size() && std::memcmp(b.data(), magic.data(), magic.size()) == 0;
 }
 
+#if SINGA_IMAGE
 // ---- JPEG (libjpeg) ---------------------------------------------------------
 
 struct JpegError {
@@ -299,6 +305,20 @@ std::optional<Image> DecodeJpeg2000(Bytes b, bool codestream) {
   if (!ok) return std::nullopt;
   return img;
 }
+#else
+[[noreturn]] void WithoutCodec(const char* format) {
+  throw UnsupportedOp(std::string("ImageDecoder: singa was built without the image codecs "
+                                  "(SINGA_IMAGE=OFF) and cannot decode this ") +
+                      format +
+                      " stream; it decodes BMP and PNM, and a build with libjpeg, libpng, "
+                      "libtiff, libwebp and OpenJPEG (-DSINGA_IMAGE=ON) decodes the rest");
+}
+std::optional<Image> DecodeJpeg(Bytes) { WithoutCodec("JPEG"); }
+std::optional<Image> DecodePng(Bytes) { WithoutCodec("PNG"); }
+std::optional<Image> DecodeTiff(Bytes) { WithoutCodec("TIFF"); }
+std::optional<Image> DecodeWebp(Bytes) { WithoutCodec("WebP"); }
+std::optional<Image> DecodeJpeg2000(Bytes, bool) { WithoutCodec("JPEG 2000"); }
+#endif
 
 // ---- BMP ----------------------------------------------------------------------
 

@@ -18,7 +18,13 @@ import time
 import numpy as np
 import pytest
 
+import singa
+from singa import _singa
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The subprocesses import the singa this process imported (the source tree's
+# package, or an installed wheel's).
+SINGA_PATH = os.path.dirname(os.path.dirname(os.path.abspath(singa.__file__)))
 EXAMPLES = os.path.join(ROOT, "examples", "python")
 ONNX_TRAIN = os.path.join(ROOT, "examples", "onnx", "training", "train.py")
 PYTHON = sys.executable
@@ -26,7 +32,7 @@ PYTHON = sys.executable
 
 def _env(**extra):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "python"), EXAMPLES] +
+    env["PYTHONPATH"] = os.pathsep.join([SINGA_PATH, EXAMPLES] +
                                         [p for p in [env.get("PYTHONPATH")] if p])
     # Containers often forbid the cross-process memory attach (CMA) Open MPI's
     # shared-memory transport would use for large messages.
@@ -51,6 +57,8 @@ def _run(args, timeout, **env):
 
 @pytest.fixture(scope="module")
 def mpirun(tmp_path_factory):
+    if not _singa.build_info()["mpi"]:
+        pytest.skip("singa was built without MPI (SINGA_MPI=OFF)")
     if shutil.which("mpirun") is None:
         pytest.skip("mpirun is not installed")
     # Each rank writes its own file: mpirun interleaves the ranks' stdout.
@@ -157,6 +165,15 @@ def test_single_process_without_mpirun_has_world_size_one():
                  "--option", "fp32", "sparseTopK"], timeout=90)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "fp32: 1 rank(s)" in p.stdout and "sparseTopK: 1 rank(s)" in p.stdout, p.stdout
+
+
+@pytest.mark.skipif(_singa.build_info()["mpi"], reason="singa was built with MPI")
+def test_a_build_without_mpi_refuses_a_process_an_mpi_launcher_started():
+    # Open MPI's launcher sets OMPI_COMM_WORLD_SIZE in every rank.
+    p, _ = _run([PYTHON, "-c", "from singa import opt; opt.DistOpt(opt.SGD())"], timeout=60,
+                OMPI_COMM_WORLD_SIZE="2", OMPI_COMM_WORLD_RANK="0")
+    assert p.returncode != 0, p.stdout
+    assert "singa was built without MPI (SINGA_MPI=OFF)" in p.stderr, p.stderr
 
 
 LEAVER = textwrap.dedent("""

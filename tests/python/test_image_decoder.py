@@ -3,7 +3,9 @@ Pillow's array as it is): grayscale, alpha, palette, 1-bit and 16-bit
 images decode to the spec's [H, W, 3] (or [H, W, 1] for Grayscale), and
 streams that do not decode give an empty image. The oracle is Pillow's
 convert("RGB") / convert("L"). tests/python/cases/image_decoder.py has the
-RGB rows checked against the reference."""
+RGB rows checked against the reference. A build without the codec libraries
+(SINGA_IMAGE=OFF) decodes BMP and PNM only: the other formats' tests skip,
+and those formats raise an error naming the option."""
 import io
 
 import numpy as np
@@ -14,6 +16,7 @@ from cases.image_decoder import RGB, encoded
 from op_harness import to_numpy, to_singa
 from singa import _singa
 
+CODECS = _singa.build_info()["image_codecs"]
 GRAY = RGB[..., 0]
 SOURCES = {
     "jpeg-gray": (Image.fromarray(GRAY), "JPEG", {}),
@@ -35,6 +38,12 @@ def _bytes(img, fmt, save):
     return encoded(img, fmt, **save).values.tobytes()
 
 
+def _skip_without_codecs(fmt):
+    """Skips the test when `fmt` needs a codec library this build lacks."""
+    if not CODECS and fmt not in ("BMP", "PPM"):
+        pytest.skip(f"singa was built without the image codecs (SINGA_IMAGE=OFF): no {fmt}")
+
+
 def _decode(data, pixel_format):
     x = to_singa(np.frombuffer(data, np.uint8).copy())
     (y,) = _singa.call_op("ImageDecoder", [x], {"pixel_format": pixel_format}, 20)
@@ -52,6 +61,7 @@ def _expected(data, pixel_format):
 @pytest.mark.parametrize("pixel_format", ["RGB", "BGR", "Grayscale"])
 @pytest.mark.parametrize("source", SOURCES)
 def test_other_sources_decode_to_the_spec_layout(source, pixel_format):
+    _skip_without_codecs(SOURCES[source][1])
     data = _bytes(*SOURCES[source])
     np.testing.assert_array_equal(_decode(data, pixel_format), _expected(data, pixel_format))
 
@@ -66,7 +76,17 @@ def test_netpbm_ascii_and_wide_samples_scale_to_8_bits():
 
 @pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP", "BMP", "TIFF", "JPEG2000"])
 def test_streams_that_do_not_decode_give_an_empty_image(fmt):
+    _skip_without_codecs(fmt)
     data = _bytes(Image.fromarray(RGB), fmt, {})
     for bad in (data[: len(data) // 2], data[:8], b"plain text, no image"):
         for pixel_format, channels in (("RGB", 3), ("Grayscale", 1)):
             assert _decode(bad, pixel_format).shape == (0, 0, channels), (fmt, len(bad))
+
+
+@pytest.mark.skipif(CODECS, reason="singa was built with the image codecs")
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP", "TIFF", "JPEG2000"])
+def test_a_build_without_codecs_refuses_their_formats(fmt):
+    data = _bytes(Image.fromarray(RGB), fmt, {})
+    with pytest.raises(NotImplementedError, match=r"built without the image codecs "
+                                                  r"\(SINGA_IMAGE=OFF\)"):
+        _decode(data, "RGB")
