@@ -10,6 +10,11 @@
 #             UndefinedBehaviorSanitizer, in build-asan) runs ctest, the
 #             Python tests of ASAN_PYTESTS and every fuzz corpus input
 # make fuzz:  each libFuzzer target (tests/fuzz) for FUZZ_SECONDS
+# make test-wheel: builds the wheel as pip does (a fresh environment with the
+#             declared build requirements; MPI and the image codecs off),
+#             installs it into a fresh environment and tests it there: a model
+#             run outside the tree, no -march=native, the Python tests of MPI
+#             and images, a C++ program on find_package(singa)
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -20,7 +25,7 @@ APT_PKGS := build-essential libgtest-dev libbenchmark-dev libprotobuf-dev protob
 SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 .PHONY: setup apt venv build demo test test-cpp test-python bench docs format clean \
-        asan-build test-asan fuzz fuzz-replay
+        asan-build test-asan fuzz fuzz-replay test-wheel
 
 setup: build
 
@@ -123,6 +128,10 @@ fuzz: asan-build
 	    -dict=tests/fuzz/$$f.dict -artifact_prefix=out/fuzz/$$f- \
 	    out/fuzz/$$f tests/fuzz/corpus/$$f tests/fuzz/regressions/$$f || exit 1; \
 	done
+
+test-wheel: venv
+	PATH=$(abspath $(VENV))/bin:$$PATH SINGA_TEST_WHEEL=1 $(PY) -m pytest tests/python/test_packaging.py \
+	  -q -p no:cacheprovider
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
