@@ -43,7 +43,8 @@ OPTIONS = {"SINGA_MPI": "OFF", "SINGA_IMAGE": "OFF", "SINGA_CUDA": "OFF"}
 # The Python tests of MPI and the image codecs: the no-MPI, no-codec build
 # passes or skips each of them.
 SUBSET = ["tests/python/test_dist.py", "tests/python/test_image_decoder.py",
-          "tests/python/test_ops.py", "-k", "test_dist or test_image_decoder or ImageDecoder"]
+          "tests/python/test_ops.py", "tests/conformance/test_backend_suites.py",
+          "-k", "test_dist or test_image_decoder or ImageDecoder"]
 # What those tests import besides singa and its dependencies.
 TEST_PACKAGES = ["pytest", "pillow", "scikit-learn", "matplotlib", "tqdm"]
 
@@ -205,6 +206,7 @@ def test_the_python_tests_skip_what_the_build_lacks(wheel, tmp_path):
     assert any(n.startswith("test_dist::") for n in mpi), skipped
     assert any(n.startswith("test_image_decoder::") for n in codecs), skipped
     assert any(n.startswith("test_ops::") for n in codecs), skipped
+    assert any(n.startswith("test_backend_suites::") for n in codecs), skipped
     # What the build has still runs: one process of DistOpt, BMP and PNM,
     # and the errors that name the missing options.
     must_pass = ["test_dist::test_single_process_without_mpirun_has_world_size_one",
@@ -212,7 +214,8 @@ def test_the_python_tests_skip_what_the_build_lacks(wheel, tmp_path):
                  "test_image_decoder::test_netpbm_ascii_and_wide_samples_scale_to_8_bits",
                  "test_image_decoder::test_streams_that_do_not_decode_give_an_empty_image[BMP]",
                  "test_image_decoder::test_a_build_without_codecs_refuses_their_formats[PNG]",
-                 "test_ops::test_op[ImageDecoder-bmp-RGB-float32]"]
+                 "test_ops::test_op[ImageDecoder-bmp-RGB-float32]",
+                 "test_backend_suites::test_case[node/test_image_decoder_decode_pnm_rgb]"]
     missing = [n for n in must_pass if n not in passed]
     assert not missing, (missing, sorted(passed)[:40])
 
