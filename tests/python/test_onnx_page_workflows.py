@@ -364,11 +364,11 @@ def test_transfer_then_export(name):
     out = m.forward(x)
     assert out.shape == (shape[0], 3)
     om = sonnx.to_onnx([x], [out])
-    # NOTE: rtol 1e-4: one SGD step on random data takes the random-weight
-    # ShuffleNet's logits to ~1e26, where the two runtimes' float32 sums over
-    # ~50 convolutions (in the layouts each picks) differ by up to 2e-5
-    # relative; the other models stay within 1e-5.
-    check_export(om, x, out, f"{name} cut and extended", rtol=1e-4)
+    # NOTE: one SGD step on random data takes the random-weight ShuffleNet's
+    # logits to ~1e26, where the two runtimes' float32 sums over ~50
+    # convolutions (in the layouts each picks) differ by up to 2e-5 relative.
+    rtol = 1e-4 if name == "light_shufflenet" else 1e-5
+    check_export(om, x, out, f"{name} cut and extended", rtol=rtol)
     inits = {i.name: onnx.numpy_helper.to_array(i) for i in om.graph.initializer}
     np.testing.assert_array_equal(inits["linear.W"], tensor.to_numpy(m.get_params()["linear.W"]))
 
