@@ -3,6 +3,7 @@ singa error that names what is wrong, before anything is allocated, and
 nothing on disk is destroyed. One section per family."""
 import _thread
 import os
+import signal
 import struct
 import threading
 import time
@@ -423,11 +424,21 @@ def test_a_loop_without_bound_ends_when_cancelled(tape):
 
 def test_ctrl_c_stops_a_run(tape):
     rep = _endless_loop_rep()
+    # Python's own SIGINT handler, whatever an earlier test installed (without
+    # it interrupt_main does nothing); a missed interrupt ends the run by
+    # cancelling it after 60 s, failing the test instead of hanging it.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
+    backstop = threading.Timer(60, rep.cancel)
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        rep.run(_inputs())
-    timer.join()
+    backstop.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            rep.run(_inputs())
+    finally:
+        backstop.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, handler)
 
 
 # ---- arguments a function does not take --------------------------------------------
