@@ -24,7 +24,10 @@ onnxruntime:
   the same widths, and the RSS growth, in a fresh process per runtime;
 - per-call overhead of the two tiny models: the streaming model fed one
   frame per call with its LSTM state (h, c) carried from call to call, and
-  the Gemm stack.
+  the Gemm stack;
+- a busy machine: each runtime's latency while two busy-loop processes per
+  core run beside it, over its latency just before (one process; the ratio
+  of the two slowdowns, below 1.0: singa slows down less).
 
 With OMP_WAIT_POLICY=passive in the environment, singa's OpenMP threads
 sleep as soon as they are idle instead of spinning, and onnxruntime's
@@ -64,15 +67,18 @@ MEMORY = "Real-model ONNX peak memory vs onnxruntime (fresh process each)"
 STREAM = "Real-model dynamic-shape streams vs onnxruntime (fresh process each)"
 STREAM_MEMORY = "Real-model dynamic-shape streams: resident memory (fresh process each)"
 TINY = "Real-model per-call overhead vs onnxruntime (tiny models)"
+BUSY = "Real-model slowdown on a busy machine vs onnxruntime (2 busy-loop processes per core)"
 _MS, _MIB = (1e3, "ms"), (1 / 2 ** 20, "MiB")
 COLUMNS = {LATENCY: (("singa", "onnxruntime"), _MS), LOAD: (("singa", "onnxruntime"), _MS),
            MEMORY: (("singa", "onnxruntime"), _MIB), STREAM: (("singa", "onnxruntime"), _MS),
-           STREAM_MEMORY: (("singa", "onnxruntime"), _MIB), TINY: (("singa", "onnxruntime"), _MS)}
+           STREAM_MEMORY: (("singa", "onnxruntime"), _MIB), TINY: (("singa", "onnxruntime"), _MS),
+           BUSY: (("singa", "onnxruntime"), (1, "x"))}
 RUNTIMES = ("singa", "onnxruntime")
 # (model, width option, widths, the warm-up width)
 STREAMS = [("crnn_op12", list(range(64, 377, 8)), 128),
            ("paddle_textline_op9", list(range(96, 401, 16)), 192)]
 TINY_MODELS = ["stream_op13", "gemm_op11"]
+BUSY_MODELS = ["paddle_textline_op9", "yolo_op17", "crnn_op12", "stream_op13", "gemm_op11"]
 # The time one round of a latency comparison aims for, per side.
 ROUND_SECONDS = 0.5
 # Calls per timed chunk of the per-call overhead rows.
@@ -328,10 +334,10 @@ def bench_stream_memory(compare_many, threads, rounds, models=None):
     return _each_model(models or [m for m, _, _ in STREAMS], one, "stream memory")
 
 
-def _tiny_calls(name, threads):
-    """(singa call, onnxruntime call) of a tiny model; the streaming model
-    carries its LSTM state from each call to the next, reading the
-    probability back every call."""
+def _calls(name, threads):
+    """(singa call, onnxruntime call) of a model, each complete when its
+    outputs are numpy arrays; the streaming model carries its LSTM state
+    from each call to the next, reading the probability back every call."""
     from singa import sonnx, tensor
     path = rm.write(name)
     feeds = rm.feeds(name)
@@ -355,7 +361,7 @@ def bench_tiny(compare_many, threads, rounds, models=None):
     _inference_mode()
 
     def one(name):
-        ours, peer = _tiny_calls(name, threads)
+        ours, peer = _calls(name, threads)
         ours(), peer()  # the plan
         ours_t, peer_t = [], []
         for _ in range(rounds * 3):  # interleaved, as bench/run.py's per-op overhead
@@ -369,11 +375,60 @@ def bench_tiny(compare_many, threads, rounds, models=None):
     return _each_model(models or TINY_MODELS, one, "per call")
 
 
+class _BusyLoops:
+    """Two processes per core that spin in a loop, for the with block."""
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                      for _ in range(2 * (os.cpu_count() or 1))]
+        time.sleep(0.5)  # let the scheduler see them
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait()
+
+
+def _per_call(fns, rounds, seconds=ROUND_SECONDS):
+    """Each fn's median over rounds (fns interleaved) of its mean call time,
+    each round calling it for about `seconds` (at least 3 calls)."""
+    per = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            n, t0 = 0, time.perf_counter()
+            while n < 3 or time.perf_counter() - t0 < seconds:
+                fn()
+                n += 1
+            per[i].append((time.perf_counter() - t0) / n)
+    return [statistics.median(t) for t in per]
+
+
+def bench_busy(compare_many, threads, rounds, models=None):
+    """Each runtime's latency with other processes keeping every core busy,
+    over its latency before they started (same process, same calls)."""
+    _inference_mode()
+
+    def one(name):
+        ours, peer = _calls(name, threads)
+        ours(), peer()  # the plan
+        quiet = _per_call([ours, peer], rounds)
+        with _BusyLoops():
+            busy = _per_call([ours, peer], rounds)
+        return [(f"{rm.SPECS[name].label}: latency busy / quiet", busy[0] / quiet[0],
+                 busy[1] / quiet[1], f"singa {quiet[0] * 1e3:.3f} -> {busy[0] * 1e3:.3f} ms, "
+                 f"onnxruntime {quiet[1] * 1e3:.3f} -> {busy[1] * 1e3:.3f} ms")]
+
+    return _each_model(models or BUSY_MODELS, one, "busy")
+
+
 # (title, fn(compare_many, threads, rounds), the part's name for --skip); bench/run.py
 # runs them all.
 SECTIONS = [(LATENCY, bench_latency, "latency"), (LOAD, bench_load, "load"),
             (MEMORY, bench_memory, "memory"), (STREAM, bench_stream, "stream"),
-            (STREAM_MEMORY, bench_stream_memory, "stream"), (TINY, bench_tiny, "tiny")]
+            (STREAM_MEMORY, bench_stream_memory, "stream"), (TINY, bench_tiny, "tiny"),
+            (BUSY, bench_busy, "busy")]
 
 
 # ---- per-op-type profile ------------------------------------------------------------
@@ -486,7 +541,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--models", nargs="+", choices=rm.NAMES)
     ap.add_argument("--skip", nargs="*", default=[], choices=["latency", "load", "memory",
-                                                              "stream", "tiny"])
+                                                              "stream", "tiny", "busy"])
     ap.add_argument("--profile", nargs="+", choices=rm.NAMES, metavar="MODEL",
                     help="per op type time of each runtime on these models")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
@@ -508,8 +563,8 @@ def main():
         models = args.models
         if models and title in (STREAM, STREAM_MEMORY):
             models = [m for m in models if m in streams]
-        elif models and title == TINY:
-            models = [m for m in models if m in TINY_MODELS]
+        elif models and title in (TINY, BUSY):
+            models = [m for m in models if m in (TINY_MODELS if title == TINY else BUSY_MODELS)]
         if models == []:
             continue
         (a, b), (scale, unit) = COLUMNS[title]

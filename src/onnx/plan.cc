@@ -171,8 +171,8 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
 std::span<const Pass> PlanPasses() {
   static constexpr Pass kPasses[] = {
       {"fold_constants", FoldConstants},        {"fold_batch_norm", FoldBatchNorm},
-      {"fuse_conv_epilogue", FuseConvEpilogue}, {"choose_layouts", ChooseLayouts},
-      {"plan_releases", PlanValueReleases},
+      {"fuse_conv_epilogue", FuseConvEpilogue}, {"fuse_gemm_activation", FuseGemmActivation},
+      {"choose_layouts", ChooseLayouts},        {"plan_releases", PlanValueReleases},
   };
   return kPasses;
 }

@@ -11,7 +11,8 @@
 //
 // FusedConv (domain ai.singa, made by the ONNX planner only): Conv, plus an
 // optional Z added to the result, then an optional activation (Relu,
-// LeakyRelu, Clip), as oneDNN post-ops of the one convolution. `blocked`
+// LeakyRelu, Clip, Swish: x * sigmoid(x), HardSwish: x * clip(x / 6 + 1 / 2,
+// 0, 1)), as oneDNN post-ops of the one convolution. `blocked`
 // says which of its 2-D float32 tensors hold oneDNN's channel-blocked
 // nChw<B>c layout instead of NCHW, B = dnnl_util::ChannelBlock() (16 with
 // AVX-512, 8 with AVX2), or channels-last (nhwc) when their channels are not
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -131,7 +133,8 @@ SpecList FusedConvInfer(const InferCtx& c, const ConvAttrs& a) {
     SINGA_CHECK(c.shape(3) == y[0].shape && c.dtype(3) == y[0].dtype, ShapeError,
                 c.where() << ": Z must have the result's shape " << ToString(y[0].shape) << ", got "
                           << c.inputs_string());
-  static const std::array<std::string_view, 4> kActs = {"", "Relu", "LeakyRelu", "Clip"};
+  static const std::array<std::string_view, 6> kActs = {"",     "Relu",  "LeakyRelu",
+                                                        "Clip", "Swish", "HardSwish"};
   SINGA_CHECK(std::find(kActs.begin(), kActs.end(), a.activation) != kActs.end(), ShapeError,
               c.where() << ": unknown activation '" << a.activation << "'");
   return y;
@@ -214,6 +217,8 @@ void Epilogue(const Tensor& out, const Tensor& z_in, const ConvAttrs& a) {
     if (a.activation == "Relu") v = std::max(v, 0.f);
     if (a.activation == "LeakyRelu") v = v < 0 ? a.alpha * v : v;
     if (a.activation == "Clip") v = std::min(std::max(v, a.alpha), a.beta);
+    if (a.activation == "Swish") v = v / (1.f + std::exp(-v));
+    if (a.activation == "HardSwish") v = v * std::min(std::max(v / 6.f + 0.5f, 0.f), 1.f);
     y[i] = v;
   }
 }
@@ -263,57 +268,6 @@ memory::desc WeightsDesc(const Tensor& w, int64_t group) {
   return memory::desc(dims, du::ToDnnl(w.dtype()), strides);
 }
 
-// A oneDNN memory of `desc` in a scratch tensor from the caching allocator.
-memory ScratchMem(const memory::desc& desc, Tensor& holder) {
-  holder = Tensor({static_cast<int64_t>(desc.get_size())}, DType::kUInt8);
-  return memory(desc, du::Engine(), holder.raw_data());
-}
-
-// Reorders `from` into `to` with a cached reorder primitive keyed by `key`.
-void Reorder(const std::string& key, const memory& from, const memory& to) {
-  auto& r = du::Cached<dnnl::reorder>(key, [&] { return dnnl::reorder(from, to); });
-  du::Execute(r, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
-}
-
-// W reordered into p's layout, kept per weight block (and view), layout and
-// version: inference reorders each layer's weights once, whatever sizes its
-// inputs come in; training, which writes the weights every step, reorders
-// them once per step as before. Entries of freed weights are dropped as the
-// cache grows.
-memory ReorderedWeights(const ConvPrim& p, const std::string& rk, const Tensor& w, int64_t group) {
-  struct Entry {
-    std::weak_ptr<Block> block;
-    uint64_t version = 0;
-    memory::desc desc;
-    Tensor holder;
-  };
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, std::vector<Entry>>();
-  const std::shared_ptr<Block> block = internal::BlockOf(w);
-  const memory::desc& want = p.pd.weights_desc();
-  std::string key =
-      std::to_string(reinterpret_cast<uintptr_t>(block.get())) + "|" + std::to_string(group) + "|";
-  du::AppendKey(key, w);
-  std::lock_guard<std::mutex> lock(mu);
-  std::vector<Entry>& entries = (*cache)[key];
-  // (an entry of a freed block whose address a new one reuses)
-  std::erase_if(entries, [&](const Entry& e) { return e.block.lock() != block; });
-  auto it =
-      std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.desc == want; });
-  if (it != entries.end() && it->version == block->version() && it->holder.defined())
-    return memory(want, du::Engine(), it->holder.raw_data());
-  if (it == entries.end()) it = entries.insert(entries.end(), Entry{block, 0, want, Tensor()});
-  memory wei = ScratchMem(want, it->holder);
-  Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
-  it->version = block->version();
-  if (cache->size() > 4096)
-    std::erase_if(*cache, [](const auto& kv) {
-      return std::all_of(kv.second.begin(), kv.second.end(),
-                         [](const Entry& e) { return e.block.expired(); });
-    });
-  return wei;
-}
-
 // One call of p: reorders x and w into p's layouts where they differ, the
 // convolution (with Z in dst first for a sum post-op), and the reorder of
 // its result into y. `key` is the convolution's cache key. Candidates being
@@ -329,10 +283,10 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   } else if (p.src_is_plain && x.is_contiguous()) {
     src = du::Mem(x, p.src_plain);
   } else {
-    src = ScratchMem(p.pd.src_desc(), src_buf);
+    src = du::ScratchMem(p.pd.src_desc(), src_buf);
     std::string rk = base + "|src|";
     du::AppendKey(rk, x);
-    Reorder(rk, du::Mem(x), src);
+    du::Reorder(rk, du::Mem(x), src);
   }
   if (p.wei_is_plain && w.is_contiguous()) {
     wei = du::Mem(w, p.wei_plain);
@@ -340,20 +294,20 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
     std::string rk = base + "|wei|";
     du::AppendKey(rk, w);
     if (timing) {
-      wei = ScratchMem(p.pd.weights_desc(), wei_buf);
-      Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
+      wei = du::ScratchMem(p.pd.weights_desc(), wei_buf);
+      du::Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
     } else {
-      wei = ReorderedWeights(p, rk, w, group);
+      wei = du::PackedWeights(w, WeightsDesc(w, group), p.pd.weights_desc(), rk);
     }
   }
   const bool y_blocked = p.blocked & kBlockedY;
   dst = y_blocked        ? memory(p.pd.dst_desc(), du::Engine(), y.raw_data())
         : p.dst_is_plain ? du::Mem(y, p.dst_plain)
-                         : ScratchMem(p.pd.dst_desc(), dst_buf);
+                         : du::ScratchMem(p.pd.dst_desc(), dst_buf);
   if (p.sum) {
     std::string rk = base + "|z|";
     du::AppendKey(rk, z);
-    Reorder(
+    du::Reorder(
         rk,
         p.blocked & kBlockedZ ? memory(p.pd.dst_desc(), du::Engine(), z.raw_data()) : du::Mem(z),
         dst);
@@ -362,7 +316,7 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
   if (b.defined()) args[DNNL_ARG_BIAS] = du::Mem(b);
   du::Execute(p.prim, args);
-  if (!p.dst_is_plain && !y_blocked) Reorder(base + "|dst", dst, du::Mem(y, p.dst_plain));
+  if (!p.dst_is_plain && !y_blocked) du::Reorder(base + "|dst", dst, du::Mem(y, p.dst_plain));
 }
 
 // The index of the fastest of n candidates, run(i) running candidate i on
@@ -445,6 +399,9 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
   if (a.activation == "Relu" || a.activation == "LeakyRelu")
     post.append_eltwise(dnnl::algorithm::eltwise_relu, a.activation == "Relu" ? 0.f : a.alpha, 0.f);
   if (a.activation == "Clip") post.append_eltwise(dnnl::algorithm::eltwise_clip, a.alpha, a.beta);
+  if (a.activation == "Swish") post.append_eltwise(dnnl::algorithm::eltwise_swish, 1.f, 0.f);
+  if (a.activation == "HardSwish")
+    post.append_eltwise(dnnl::algorithm::eltwise_hardswish, 1.f / 6, 0.5f);
   dnnl::primitive_attr pattr;
   pattr.set_post_ops(post);
 
@@ -819,10 +776,10 @@ memory::dims WeightDims(const Shape& w, int64_t group) {
 memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have,
                const memory::desc& want, Tensor& holder) {
   if (have == want) return memory(want, du::Engine(), t.raw_data());
-  memory m = ScratchMem(want, holder);
+  memory m = du::ScratchMem(want, holder);
   std::string rk = key;
   du::AppendKey(rk, t);
-  Reorder(rk, memory(have, du::Engine(), t.raw_data()), m);
+  du::Reorder(rk, memory(have, du::Engine(), t.raw_data()), m);
   return m;
 }
 
@@ -830,14 +787,14 @@ memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have
 // by `plain`): t itself when the layouts agree, else scratch.
 memory OutputAs(const Tensor& t, const memory::desc& plain, const memory::desc& want,
                 Tensor& holder) {
-  return plain == want ? memory(want, du::Engine(), t.raw_data()) : ScratchMem(want, holder);
+  return plain == want ? memory(want, du::Engine(), t.raw_data()) : du::ScratchMem(want, holder);
 }
 
 // Copies a scratch result into the plain output `t` (nothing when computed in place).
 void Finish(const std::string& key, const memory& result, const Tensor& t,
             const memory::desc& plain) {
   if (result.get_data_handle() == t.raw_data()) return;
-  Reorder(key, result, memory(plain, du::Engine(), t.raw_data()));
+  du::Reorder(key, result, memory(plain, du::Engine(), t.raw_data()));
 }
 
 // t, or a dense copy when it is a broadcast view (a zero stride), which a

@@ -6,6 +6,16 @@
 // Opsets 1 and 6 broadcast C only with broadcast=1 (C must otherwise be
 // (M, N)); 11 made C optional.
 // https://onnx.ai/onnx/operators/onnx__Gemm.html
+//
+// Without alpha, with C absent or a row of biases (beta 1), f32/f16/bf16 run
+// on oneDNN's inner product instead, its weights packed once
+// (cpu::DnnlLinear).
+//
+// FusedGemm (domain ai.singa, made by the ONNX planner only): Gemm, then an
+// activation on Y in place (Relu; LeakyRelu with act_alpha; Clip from
+// act_alpha to act_beta), float32.
+#include <algorithm>
+
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
 
@@ -18,6 +28,9 @@ struct GemmAttrs {
   int64_t transA = 0;
   int64_t transB = 0;
   int64_t broadcast = 0;  // opsets 1 and 6
+  // FusedGemm only: the activation ("" for none) and its parameters.
+  std::string activation;
+  float act_alpha = 0, act_beta = 0;
 };
 
 SpecList GemmInfer(const InferCtx& c, const GemmAttrs& a) {
@@ -68,10 +81,34 @@ void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
   const DType dt = y.dtype();
   const bool dnnl_type = dt == DType::kFloat32 || dt == DType::kFloat16 || dt == DType::kBFloat16;
   if (dnnl_type && o.a.shape()[1] != 0) {
+    // C a row of biases (beta 1): the inner product adds it.
+    const Tensor& c = o.c;
+    const bool bias_row = c.defined() && attrs.beta == 1.0f && c.numel() == y.dim(1) &&
+                          (c.ndim() == 1 || (c.ndim() == 2 && c.dim(0) == 1));
+    if (attrs.alpha == 1.0f && (!c.defined() || bias_row) &&
+        cpu::DnnlLinear(o.a, o.b.Transpose(), c, y))
+      return;
     if (o.c.defined()) y.CopyFrom(o.c.BroadcastTo(y.shape()));
     if (cpu::DnnlMatMul(o.a, o.b, y, attrs.alpha, o.c.defined() ? attrs.beta : 0.0f)) return;
   }
   cpu::MatMulLoops(o.a, o.b, y, attrs.alpha, attrs.beta, o.c);
+}
+
+void Activate(const Tensor& y, const GemmAttrs& a) {
+  float* v = static_cast<float*>(y.raw_data());
+  const int64_t n = y.numel();
+  if (a.activation == "Relu")
+    for (int64_t i = 0; i < n; ++i) v[i] = std::max(v[i], 0.f);
+  if (a.activation == "LeakyRelu")
+    for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a.act_alpha * v[i] : v[i];
+  if (a.activation == "Clip")
+    for (int64_t i = 0; i < n; ++i) v[i] = std::min(std::max(v[i], a.act_alpha), a.act_beta);
+}
+
+SpecList FusedGemmInfer(const InferCtx& c, const GemmAttrs& a) {
+  SINGA_CHECK(a.activation == "Relu" || a.activation == "LeakyRelu" || a.activation == "Clip",
+              ShapeError, c.where() << ": unknown activation '" << a.activation << "'");
+  return GemmInfer(c, a);
 }
 
 Tensor Scaled(const Tensor& t, float s) {
@@ -143,6 +180,28 @@ SpecList Gemm6Infer(const InferCtx& c, const GemmAttrs& a) {
         b.attr("broadcast", &GemmAttrs::broadcast).upgrade([](ExportCtx& c, const GemmAttrs&) {
           AddWithInputs(c, {}, {"broadcast"});
         });
+    });
+
+SINGA_REGISTER_OP(FusedGemm, GemmAttrs)
+    .domain("ai.singa")
+    .inputs({"A", "B", "C?"})
+    .outputs({"Y"})
+    .attr("act_alpha", &GemmAttrs::act_alpha)
+    .attr("act_beta", &GemmAttrs::act_beta)
+    .attr("activation", &GemmAttrs::activation)
+    .attr("alpha", &GemmAttrs::alpha)
+    .attr("beta", &GemmAttrs::beta)
+    .attr("transA", &GemmAttrs::transA)
+    .attr("transB", &GemmAttrs::transB)
+    .dtypes({DType::kFloat32}, {0, 1, 2})
+    .infer(FusedGemmInfer)
+    .kernel([](KernelCtx& k, const GemmAttrs& a) {
+      GemmForward(k, a);
+      Activate(k.output(0), a);
+    })
+    .reference([](KernelCtx& k, const GemmAttrs& a) {
+      GemmReference(k, a);
+      Activate(k.output(0), a);
     });
 
 }  // namespace

@@ -166,8 +166,8 @@ void ReduceLoop(const T* x, typename R::Out* y, int64_t outer, int64_t n, int64_
   if (inner == 1) {
     // Few long rows (e.g. reducing everything): split each row across threads.
     int64_t splits = 1;
-    if (outer < GetNumThreads() && n >= 2 * kGrain)
-      splits = std::min<int64_t>(n / kGrain, 4 * GetNumThreads());
+    if (outer < ActiveThreads() && n >= 2 * kGrain)
+      splits = std::min<int64_t>(n / kGrain, 4 * ActiveThreads());
     if (splits == 1) {
       ParallelFor(0, outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)),
                   [&](int64_t lo, int64_t hi) {

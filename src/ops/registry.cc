@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "singa/core/cancel.h"
+#include "singa/core/parallel.h"
 #include "singa/ops/op.h"
 
 namespace singa {
@@ -315,6 +316,13 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
       fn = &on_host;
     }
   }
+  // Small work, and any work while other processes keep the cores busy,
+  // runs on the calling thread alone (SerialScope, CpuContended).
+  int64_t bytes = 0;
+  for (const Tensor& t : inputs)
+    if (t.defined()) bytes += static_cast<int64_t>(t.nbytes());
+  for (const Tensor& t : outputs) bytes += static_cast<int64_t>(t.nbytes());
+  const bool small = bytes < kSerialBytes;
   // Every kernel reaches the hardware through Device::Exec. While a graph is
   // captured the recorded closure must own what it reads; eagerly it runs at
   // once and borrows.
@@ -323,8 +331,9 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
     TensorList in(inputs.begin(), inputs.end());
     dev.Exec(
         [fn = *fn, attrs, in, outputs, op = name,
-         where = node.empty() ? std::string() : ctx.where()]() mutable {
+         where = node.empty() ? std::string() : ctx.where(), small]() mutable {
           KernelCtx k{in, outputs};
+          SerialScope scope(small || CpuContended());
           try {
             fn(k, attrs.get());
           } catch (const Error& e) {
@@ -337,6 +346,7 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
     dev.Exec(
         [&] {
           KernelCtx k{inputs, outputs};
+          SerialScope scope(small || CpuContended());
           try {
             (*fn)(k, attrs.get());
           } catch (const Error& e) {

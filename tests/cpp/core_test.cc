@@ -1,8 +1,15 @@
 // Core engine: Tensor views, dtype conversions, MemPool, Device, registry errors.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "singa/core/parallel.h"
 #include "singa/core/tensor.h"
@@ -252,6 +259,73 @@ TEST(Parallel, CoversRangeOnce) {
   SetNumThreads(1);
   EXPECT_EQ(GetNumThreads(), 1);
   SetNumThreads(n);
+}
+
+TEST(Parallel, SerialScopeRunsOnTheCallingThreadAndRestores) {
+  const int n = GetNumThreads();
+  SetNumThreads(2);
+  {
+    SerialScope serial;
+    EXPECT_EQ(ActiveThreads(), 1);
+    EXPECT_EQ(omp_get_max_threads(), 1);  // oneDNN's primitives see one thread
+    {
+      SerialScope inactive(false);
+      EXPECT_EQ(ActiveThreads(), 1);
+    }
+    std::set<std::thread::id> ids;
+    std::mutex mu;
+    ParallelFor(0, 1 << 20, 1, [&](int64_t, int64_t) {
+      std::lock_guard<std::mutex> lock(mu);
+      ids.insert(std::this_thread::get_id());
+    });
+    EXPECT_EQ(ids, std::set<std::thread::id>{std::this_thread::get_id()});
+    EXPECT_EQ(GetNumThreads(), 2);  // the setting itself is unchanged
+  }
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  SetNumThreads(n);
+}
+
+// Threads that spin on every core, twice over, for the test's duration.
+class BusyLoops {
+ public:
+  BusyLoops() {
+    for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i)
+      threads_.emplace_back([this] {
+        while (!stop_.load(std::memory_order_relaxed)) {
+        }
+      });
+  }
+  ~BusyLoops() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+// Polls CpuContended() for up to 5 s until it reads `want`.
+bool Becomes(bool want) {
+  for (int i = 0; i < 100; ++i) {
+    if (CpuContended() == want) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+TEST(Parallel, OpsRunSeriallyWhileOtherWorkKeepsTheCoresBusy) {
+  if (!std::ifstream("/proc/pressure/cpu")) GTEST_SKIP() << "the kernel reports no CPU pressure";
+  // Other tests may run beside this one (ctest -j): they can keep the
+  // machine busy before or after the busy loops, not during them.
+  if (!Becomes(false)) GTEST_SKIP() << "other work keeps the machine busy";
+  {
+    BusyLoops busy;
+    ASSERT_TRUE(Becomes(true));
+    EXPECT_EQ(ActiveThreads(), 1);
+  }
+  if (!Becomes(false)) GTEST_SKIP() << "other work kept the machine busy after the busy loops";
+  EXPECT_EQ(ActiveThreads(), GetNumThreads());
 }
 
 TEST(Registry, ErrorsNameTheOp) {

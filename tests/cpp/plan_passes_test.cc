@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "onnx/passes/pass.h"
 #include "singa/ops/fused_conv.h"
@@ -145,8 +146,8 @@ TEST(PlanPasses, RunInOrderByName) {
   std::vector<std::string_view> names;
   for (const Pass& p : PlanPasses()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string_view>{"fold_constants", "fold_batch_norm",
-                                                  "fuse_conv_epilogue", "choose_layouts",
-                                                  "plan_releases"}));
+                                                  "fuse_conv_epilogue", "fuse_gemm_activation",
+                                                  "choose_layouts", "plan_releases"}));
 }
 
 TEST(FoldConstants, FoldedValuesBecomeConstantsAndTheirNodesGo) {
@@ -277,6 +278,120 @@ TEST(FuseConvEpilogue, ClipTakesItsConstantBounds) {
   EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv"}));
 }
 
+TEST(FuseConvEpilogue, SpelledOutSiluAndHardSwishBecomeTheirActivations) {
+  // SiLU: Mul(c, Sigmoid(c)), either order.
+  for (bool swap : {false, true}) {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    t.Op("Sigmoid", {"c"}, "s");
+    t.Op("Mul", swap ? std::vector<std::string>{"s", "c"} : std::vector<std::string>{"c", "s"},
+         "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv"}));
+    EXPECT_TRUE(ctx.nodes[2]);  // where the Mul ran
+    EXPECT_EQ(AttrOf<std::string>(*ctx.nodes[2], "activation"), "Swish");
+    EXPECT_EQ(ctx.nodes[2]->outputs, (std::vector<int>{t.slot("y")}));
+  }
+  // Paddle's HardSwish: Div(Mul(c, Clip(Add(c, 3), 0, 6)), 6), or a Mul by 1/6 last.
+  for (bool div : {true, false}) {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    t.Param("three", Tensor::Scalar(3.f));
+    t.Param("zero", Tensor::Scalar(0.f));
+    t.Param("six", Tensor::Scalar(6.f));
+    t.Param("sixth", Tensor::Scalar(1.f / 6));
+    t.Op("Add", {"three", "c"}, "a");
+    t.Op("Clip", {"a", "zero", "six"}, "g");
+    t.Op("Mul", {"c", "g"}, "m");
+    t.Op(div ? "Div" : "Mul", {"m", div ? "six" : "sixth"}, "y");
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv"}));
+    EXPECT_EQ(AttrOf<std::string>(Only(ctx, "FusedConv"), "activation"), "HardSwish");
+    EXPECT_EQ(Only(ctx, "FusedConv").outputs, (std::vector<int>{t.slot("y")}));
+  }
+  // HardSigmoid(alpha 1/6, beta 0.5) times the value, and the HardSwish op.
+  for (bool op : {false, true}) {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    if (op) {
+      t.Op("HardSwish", {"c"}, "y");
+    } else {
+      t.Op("HardSigmoid", {"c"}, "g", {{"alpha", 1.f / 6}, {"beta", 0.5f}});
+      t.Op("Mul", {"g", "c"}, "y");
+    }
+    t.Output("y");
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv"}));
+    EXPECT_EQ(AttrOf<std::string>(Only(ctx, "FusedConv"), "activation"), "HardSwish");
+  }
+}
+
+TEST(FuseConvEpilogue, GatedFormsThatAreNotTheActivationStay) {
+  const auto types_after = [](const std::function<void(TestGraph&)>& build) {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c");
+    t.Param("three", Tensor::Scalar(3.f));
+    t.Param("two", Tensor::Scalar(2.f));
+    t.Param("zero", Tensor::Scalar(0.f));
+    t.Param("six", Tensor::Scalar(6.f));
+    build(t);
+    PassCtx ctx = t.Ctx();
+    FuseConvEpilogue(ctx);
+    return OpTypes(ctx);
+  };
+  using V = std::vector<std::string>;
+  // The sigmoid is a result too.
+  EXPECT_EQ(types_after([](TestGraph& t) {
+              t.Op("Sigmoid", {"c"}, "s");
+              t.Op("Mul", {"c", "s"}, "y");
+              t.Output("y");
+              t.Output("s");
+            }),
+            (V{"Conv", "Sigmoid", "Mul"}));
+  // A third reader of the Conv's result.
+  EXPECT_EQ(types_after([](TestGraph& t) {
+              t.Op("Sigmoid", {"c"}, "s");
+              t.Op("Mul", {"c", "s"}, "y");
+              t.Op("Relu", {"c"}, "r");
+              t.Output("y");
+              t.Output("r");
+            }),
+            (V{"Conv", "Sigmoid", "Mul", "Relu"}));
+  // Another gate: Tanh.
+  EXPECT_EQ(types_after([](TestGraph& t) {
+              t.Op("Tanh", {"c"}, "s");
+              t.Op("Mul", {"c", "s"}, "y");
+              t.Output("y");
+            }),
+            (V{"Conv", "Tanh", "Mul"}));
+  // x * Clip(x + 2, 0, 6) / 6 and x * Clip(x + 3, 0, 6) / 2 are not HardSwish.
+  EXPECT_EQ(types_after([](TestGraph& t) {
+              t.Op("Add", {"c", "two"}, "a");
+              t.Op("Clip", {"a", "zero", "six"}, "g");
+              t.Op("Mul", {"c", "g"}, "m");
+              t.Op("Div", {"m", "six"}, "y");
+              t.Output("y");
+            }),
+            (V{"Conv", "Add", "Clip", "Mul", "Div"}));
+  EXPECT_EQ(types_after([](TestGraph& t) {
+              t.Op("Add", {"c", "three"}, "a");
+              t.Op("Clip", {"a", "zero", "six"}, "g");
+              t.Op("Mul", {"c", "g"}, "m");
+              t.Op("Div", {"m", "two"}, "y");
+              t.Output("y");
+            }),
+            (V{"Conv", "Add", "Clip", "Mul", "Div"}));
+}
+
 TEST(FuseConvEpilogue, StopsWhereTheChainCannotFuse) {
   // An op with no post-op stays after the Conv.
   {
@@ -339,6 +454,47 @@ TEST(FuseConvEpilogue, StopsWhereTheChainCannotFuse) {
     FuseConvEpilogue(ctx);
     EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Clip"}));
   }
+}
+
+TEST(FuseGemmActivation, GemmReluBecomesOneFusedGemmWhereTheReluWas) {
+  TestGraph t;
+  t.Input("x", {2, 8});
+  t.Param("w", Range({4, 8}, 0.05f, -0.3f));
+  t.Param("b", Range({4}, 0.1f, -0.2f));
+  t.Param("lo", Tensor::Scalar(-0.5f));
+  t.Op("Gemm", {"x", "w", "b"}, "g", {{"transB", int64_t{1}}});
+  t.Op("Relu", {"g"}, "r");
+  // [2,4] x [4,8]: w read untransposed, no C.
+  t.Op("Gemm", {"r", "w"}, "g2", {{"alpha", 2.f}});
+  t.Op("Clip", {"g2", "lo"}, "y");
+  t.Output("y");
+  PassCtx ctx = t.Ctx();
+  FuseGemmActivation(ctx);
+  ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedGemm", "FusedGemm"}));
+  EXPECT_FALSE(ctx.nodes[0]);
+  const Node& first = *ctx.nodes[1];
+  EXPECT_EQ(first.inputs, (std::vector<int>{t.slot("x"), t.slot("w"), t.slot("b")}));
+  EXPECT_EQ(first.outputs, (std::vector<int>{t.slot("r")}));
+  EXPECT_EQ(AttrOf<std::string>(first, "activation"), "Relu");
+  EXPECT_EQ(AttrOf<int64_t>(first, "transB"), 1);
+  const Node& second = *ctx.nodes[3];
+  EXPECT_EQ(AttrOf<std::string>(second, "activation"), "Clip");
+  EXPECT_EQ(AttrOf<float>(second, "act_alpha"), -0.5f);
+  EXPECT_EQ(AttrOf<float>(second, "act_beta"), INFINITY);
+  EXPECT_EQ(AttrOf<float>(second, "alpha"), 2.f);
+}
+
+TEST(FuseGemmActivation, LeavesAGemmWhoseResultOthersRead) {
+  TestGraph t;
+  t.Input("x", {2, 8});
+  t.Param("w", Range({8, 4}, 0.05f, -0.3f));
+  t.Op("Gemm", {"x", "w"}, "g");
+  t.Op("Relu", {"g"}, "y");
+  t.Output("y");
+  t.Output("g");
+  PassCtx ctx = t.Ctx();
+  FuseGemmActivation(ctx);
+  EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Gemm", "Relu"}));
 }
 
 int64_t Blocked(const Node& n) { return AttrOf<int64_t>(n, "blocked").value_or(0); }

@@ -189,6 +189,68 @@ def test_a_changed_parameter_rebuilds_the_plan():
     np.testing.assert_allclose(y, _ort(model, x), rtol=RTOL, atol=ATOL)
 
 
+def _gemm_stack(opset):
+    """Gemm (transB, bias row) -> Relu -> Gemm (B as is, no C) -> Clip ->
+    Gemm (bias broadcast from [1, 3], alpha) -> LeakyRelu."""
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(a.astype(np.float32), n) for n, a in [
+        ("w1", rng.standard_normal((16, 12)) * 0.3), ("b1", rng.standard_normal(16)),
+        ("w2", rng.standard_normal((16, 8)) * 0.3), ("w3", rng.standard_normal((8, 3))),
+        ("b3", rng.standard_normal((1, 3))), ("lo", np.array(-0.5)), ("hi", np.array(0.7))]]
+    nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["g1"], transB=1),
+             helper.make_node("Relu", ["g1"], ["r1"]),
+             helper.make_node("Gemm", ["r1", "w2"], ["g2"]),
+             helper.make_node("Clip", ["g2", "lo", "hi"], ["c2"]),
+             helper.make_node("Gemm", ["c2", "w3", "b3"], ["g3"], alpha=0.5),
+             helper.make_node("LeakyRelu", ["g3"], ["y"], alpha=0.2)]
+    graph = helper.make_graph(nodes, "gemms",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(model)
+    return model
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+def test_gemms_and_their_activations_fuse_and_see_changed_weights(opset):
+    model = _gemm_stack(opset)
+    rep = sonnx.prepare(model, "CPU")
+    x = np.random.default_rng(1).standard_normal((5, 12)).astype(np.float32)
+    for _ in range(2):
+        np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]), _ort(model, x),
+                                   rtol=RTOL, atol=ATOL)
+    assert rep.planned_op_types == ["FusedGemm", "FusedGemm", "FusedGemm"]
+    # Weights changed in place: the packed copies are refreshed.
+    for name in ("w1", "w2"):
+        w = tensor.to_numpy(rep.params[name]) * -0.5
+        rep.params[name].copy_from_numpy(w)
+        for init in model.graph.initializer:
+            if init.name == name:
+                init.CopyFrom(numpy_helper.from_array(w, name))
+    np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]), _ort(model, x),
+                               rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("reference", [False, True])
+@pytest.mark.parametrize("act,alpha,beta", [("Relu", 0.0, 0.0), ("LeakyRelu", 0.1, 0.0),
+                                            ("Clip", -0.2, 0.3)])
+@pytest.mark.parametrize("trans_b,c_shape", [(1, (6,)), (0, (1, 6)), (1, (4, 6)), (0, None)])
+def test_fused_gemm_is_gemm_then_activation(reference, act, alpha, beta, trans_b, c_shape):
+    from singa import _singa
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    b = rng.standard_normal((6, 5) if trans_b else (5, 6)).astype(np.float32)
+    ins = [a, b] + ([rng.standard_normal(c_shape).astype(np.float32)] if c_shape else [])
+    want = a @ (b.T if trans_b else b) + (ins[2] if c_shape else 0)
+    want = {"Relu": np.maximum(want, 0), "LeakyRelu": np.where(want < 0, alpha * want, want),
+            "Clip": np.clip(want, alpha, beta)}[act]
+    got = _singa.call_op("FusedGemm", [tensor.from_numpy(t).data for t in ins],
+                         {"transB": trans_b, "activation": act, "act_alpha": alpha,
+                          "act_beta": beta}, reference=reference, domain="ai.singa")[0]
+    np.testing.assert_allclose(tensor.to_numpy(got), want, rtol=1e-5, atol=1e-5)
+
+
 def test_training_steps_between_inference_runs_are_seen():
     model = _block()
     rep = sonnx.prepare(model, "CPU")
@@ -267,7 +329,8 @@ def test_reshape_copying_a_transposed_input_keeps_shapes_static():
 
 @pytest.mark.parametrize("reference", [False, True])
 @pytest.mark.parametrize("act,alpha,beta", [("", 0.0, 0.0), ("Relu", 0.0, 0.0),
-                                            ("LeakyRelu", 0.1, 0.0), ("Clip", -0.2, 0.3)])
+                                            ("LeakyRelu", 0.1, 0.0), ("Clip", -0.2, 0.3),
+                                            ("Swish", 0.0, 0.0), ("HardSwish", 0.0, 0.0)])
 @pytest.mark.parametrize("with_z", [False, True])
 def test_fused_conv_is_conv_plus_z_then_activation(reference, act, alpha, beta, with_z):
     """The planner's FusedConv (ai.singa), fast (oneDNN post-ops) and
@@ -289,6 +352,10 @@ def test_fused_conv_is_conv_plus_z_then_activation(reference, act, alpha, beta, 
         want = np.where(want < 0, alpha * want, want)
     elif act == "Clip":
         want = np.clip(want, alpha, beta)
+    elif act == "Swish":
+        want = want / (1 + np.exp(-want))
+    elif act == "HardSwish":
+        want = want * np.clip(want / 6 + 0.5, 0, 1)
     inputs = [x.data, w.data, b.data] + ([z.data] if with_z else [])
     got = _singa.call_op("FusedConv", inputs,
                          dict(geo, activation=act, alpha=alpha, beta=beta),

@@ -1,6 +1,8 @@
 #include "kernels/cpu/dnnl_util.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "singa/core/error.h"
 #include "singa/core/profile.h"
@@ -87,6 +89,50 @@ void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memor
   }
   p.execute(Stream(), args);
   Stream().wait();
+}
+
+dnnl::memory ScratchMem(const dnnl::memory::desc& desc, Tensor& holder) {
+  holder = Tensor({static_cast<int64_t>(desc.get_size())}, DType::kUInt8);
+  return dnnl::memory(desc, Engine(), holder.raw_data());
+}
+
+void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memory& to) {
+  auto& r = Cached<dnnl::reorder>(key, [&] { return dnnl::reorder(from, to); });
+  Execute(r, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+}
+
+dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
+                           const dnnl::memory::desc& want, const std::string& reorder_key) {
+  struct Entry {
+    std::weak_ptr<Block> block;
+    uint64_t version = 0;
+    dnnl::memory::desc from, want;
+    Tensor holder;
+  };
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, std::vector<Entry>>();
+  const std::shared_ptr<Block> block = internal::BlockOf(w);
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(block.get())) + "|";
+  AppendKey(key, w);
+  std::lock_guard<std::mutex> lock(mu);
+  std::vector<Entry>& entries = (*cache)[key];
+  // (an entry of a freed block whose address a new one reuses)
+  std::erase_if(entries, [&](const Entry& e) { return e.block.lock() != block; });
+  auto it = std::find_if(entries.begin(), entries.end(),
+                         [&](const Entry& e) { return e.from == from && e.want == want; });
+  if (it != entries.end() && it->version == block->version() && it->holder.defined())
+    return dnnl::memory(want, Engine(), it->holder.raw_data());
+  if (it == entries.end())
+    it = entries.insert(entries.end(), Entry{block, 0, from, want, Tensor()});
+  dnnl::memory packed = ScratchMem(want, it->holder);
+  Reorder(reorder_key, dnnl::memory(from, Engine(), w.raw_data()), packed);
+  it->version = block->version();
+  if (cache->size() > 4096)
+    std::erase_if(*cache, [](const auto& kv) {
+      return std::all_of(kv.second.begin(), kv.second.end(),
+                         [](const Entry& e) { return e.block.expired(); });
+    });
+  return packed;
 }
 
 void AppendKey(std::string& key, const Tensor& t) {

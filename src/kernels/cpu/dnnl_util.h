@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "singa/core/parallel.h"
 #include "singa/core/tensor.h"
 #include "singa/kernels/cpu.h"
 
@@ -42,17 +43,38 @@ dnnl::memory::format_tag BlockedTag(int64_t spatial_dims);
 // Runs a primitive on the shared stream and waits for it.
 void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args);
 
-// The cache: `make` runs once per key; the value lives for the process.
-// Thread-safe. Keys should name the op and everything the value depends on.
+// The cache: `make` runs once per key and thread count; the value lives for
+// the process. Thread-safe. Keys should name the op and everything the value
+// depends on. A primitive splits its work for the threads there are when it
+// is created, so one made inside a SerialScope (parallel.h) is kept apart.
 template <class V>
 V& Cached(const std::string& key, const std::function<V()>& make) {
   static std::mutex mu;
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<V>>();
+  const int threads = ActiveThreads();
+  std::string full = key;
+  full += "#threads=" + std::to_string(threads);
   std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(key);
-  if (it == cache->end()) it = cache->emplace(key, std::make_unique<V>(make())).first;
+  auto it = cache->find(full);
+  if (it == cache->end()) {
+    SerialScope serial(threads == 1);
+    it = cache->emplace(std::move(full), std::make_unique<V>(make())).first;
+  }
   return *it->second;
 }
+
+// A oneDNN memory of `desc` in a scratch tensor from the caching allocator.
+dnnl::memory ScratchMem(const dnnl::memory::desc& desc, Tensor& holder);
+// Reorders `from` into `to` with a cached reorder primitive keyed by `key`.
+void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memory& to);
+// Weights w (described as `from`) reordered into the layout `want` a
+// primitive asked for, kept per weight block (and view), layout and version:
+// inference reorders each layer's weights once, whatever sizes its inputs
+// come in; training, which writes the weights every step, reorders them once
+// per step. `reorder_key` keys the reorder primitive. Entries of freed
+// weights are dropped as the cache grows.
+dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
+                           const dnnl::memory::desc& want, const std::string& reorder_key);
 
 // Appends shape/strides/dtype of t to a cache key.
 void AppendKey(std::string& key, const Tensor& t);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 #include "kernels/cpu/dnnl_util.h"
 #include "singa/core/parallel.h"
@@ -122,6 +123,55 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha, 
   dnnl_util::Execute(p->prim, {{DNNL_ARG_SRC, dnnl_util::Mem(da, p->a)},
                                {DNNL_ARG_WEIGHTS, dnnl_util::Mem(db, p->b)},
                                {DNNL_ARG_DST, dnnl_util::Mem(y, p->y)}});
+  return true;
+}
+
+bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tensor& y) {
+  const DType dt = y.dtype();
+  if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kBFloat16) return false;
+  if (a.ndim() != 2 || w.ndim() != 2 || y.ndim() != 2 || !y.is_contiguous() || a.dtype() != dt ||
+      w.dtype() != dt || (bias.defined() && bias.dtype() != dt))
+    return false;
+  const int64_t m = y.dim(0), n = y.dim(1), k = a.dim(1);
+  if (m == 0 || n == 0 || k == 0 || m * n * k > (int64_t{1} << 24)) return false;
+  const Tensor da = a.is_contiguous() ? a : a.Contiguous();
+  std::string key = "Linear;";
+  dnnl_util::AppendKey(key, da);
+  dnnl_util::AppendKey(key, w);
+  key += bias.defined() ? "bias" : "";
+  using dnnl::memory;
+  struct Prim {
+    dnnl::inner_product_forward prim;
+    memory::desc weights;
+  };
+  const auto& p = dnnl_util::Cached<std::shared_ptr<Prim>>(key, [&]() -> std::shared_ptr<Prim> {
+    try {
+      const memory::desc src = dnnl_util::Desc(da), dst = dnnl_util::Desc(y);
+      const memory::desc wei(dnnl_util::Dims(w.shape()), dnnl_util::ToDnnl(dt),
+                             memory::format_tag::any);
+      const auto prop = dnnl::prop_kind::forward_inference;
+      auto pd = bias.defined()
+                    ? dnnl::inner_product_forward::primitive_desc(
+                          dnnl_util::Engine(), prop, src, wei, dnnl_util::PlainDesc({n}, dt), dst)
+                    : dnnl::inner_product_forward::primitive_desc(dnnl_util::Engine(), prop, src,
+                                                                  wei, dst);
+      if (std::string_view(pd.impl_info_str()).starts_with("ref")) return nullptr;
+      return std::make_shared<Prim>(Prim{dnnl::inner_product_forward(pd), pd.weights_desc()});
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
+  });
+  if (!p) return false;
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, dnnl_util::Mem(da)},
+      {DNNL_ARG_WEIGHTS, dnnl_util::PackedWeights(w, dnnl_util::Desc(w), p->weights, key + "|w")},
+      {DNNL_ARG_DST, dnnl_util::Mem(y)}};
+  Tensor b;
+  if (bias.defined()) {
+    b = bias.Contiguous();
+    args[DNNL_ARG_BIAS] = dnnl_util::Mem(b, dnnl_util::PlainDesc({n}, dt));
+  }
+  dnnl_util::Execute(p->prim, args);
   return true;
 }
 

@@ -20,6 +20,15 @@ namespace singa::cpu {
 bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha = 1.0f,
                 float beta = 0.0f);
 
+// y = a @ w^T + bias for a [M, K], w [N, K] (any strides: Gemm's B with
+// transB, else B transposed) and bias [N] (or undefined), all of y's dtype
+// (f32, f16, bf16): oneDNN's inner product, with w packed into the layout it
+// wants once per weight block and version (dnnl_util::PackedWeights), where
+// the matmul primitive would re-read a transposed B on every call. For
+// products up to 2^24 multiply-adds (above them DnnlMatMul's sgemm is
+// faster). Returns false, having written nothing, where it does not apply.
+bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tensor& y);
+
 // The plain-loop kernel for every MatMul/Gemm dtype: accumulates in Acc<T>
 // (in T for integers, which wrap as numpy's do). c, when defined,
 // broadcasts to y's shape. Integer results with alpha/beta are computed in

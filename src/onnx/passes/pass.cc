@@ -1,5 +1,7 @@
 #include "onnx/passes/pass.h"
 
+#include <cmath>
+
 namespace singa::sonnx {
 
 int PassCtx::AddConstant(const std::string& name, Tensor t) {
@@ -23,6 +25,25 @@ const OpSchema& FusedConvSchema() {
   return s;
 }
 }  // namespace
+
+std::optional<float> ScalarConstant(const PassCtx& ctx, int s) {
+  if (s < 0 || !ctx.graph.constants[s].defined()) return std::nullopt;
+  const Tensor& t = ctx.graph.constants[s];
+  if (t.numel() != 1 || !IsFloat(t.dtype())) return std::nullopt;
+  return t.AsType(DType::kFloat32).Item<float>();
+}
+
+std::optional<std::pair<float, float>> ClipBounds(const PassCtx& ctx, const Node& clip) {
+  std::pair<float, float> b = {AttrOf<float>(clip, "min").value_or(-INFINITY),
+                               AttrOf<float>(clip, "max").value_or(INFINITY)};
+  for (size_t k : {1, 2}) {
+    if (clip.inputs.size() <= k || clip.inputs[k] < 0) continue;
+    const std::optional<float> v = ScalarConstant(ctx, clip.inputs[k]);
+    if (!v) return std::nullopt;
+    (k == 1 ? b.first : b.second) = *v;
+  }
+  return b;
+}
 
 void MakeFusedConv(Node& conv, int z, const std::string& activation, float alpha, float beta) {
   AttrMap m = conv.schema->dump(conv.attrs.get());

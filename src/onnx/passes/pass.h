@@ -64,6 +64,9 @@ void ChooseLayouts(PassCtx& ctx);
 // plan_releases.cc
 void PlanValueReleases(PassCtx& ctx);
 
+// fuse_gemm_activation.cc
+void FuseGemmActivation(PassCtx& ctx);
+
 // ---- helpers shared by the passes (pass.cc) ----------------------------
 
 bool IsOnnx(const Node& n, std::string_view op);
@@ -81,6 +84,12 @@ std::optional<T> AttrOf(const Node& n, std::string_view name) {
   return std::get<T>(it->second);
 }
 
+// The value of a one-element floating-point constant slot.
+std::optional<float> ScalarConstant(const PassCtx& ctx, int s);
+// A Clip node's bounds (min, max) when both are constants or absent (then
+// -inf or +inf); nullopt when either is computed.
+std::optional<std::pair<float, float>> ClipBounds(const PassCtx& ctx, const Node& clip);
+
 // Makes Conv or FusedConv `conv` a FusedConv, adding `z` as its Z input
 // (when >= 0) and `activation` with its alpha and beta (when not empty).
 void MakeFusedConv(Node& conv, int z, const std::string& activation, float alpha, float beta);
@@ -96,6 +105,8 @@ class Readers {
   // The position of the one node that reads slot `s`, when exactly one
   // still-present node does and nothing else does; else -1.
   int Sole(const PassCtx& ctx, int s) const;
+  // How many readers slot `s` has (nodes, outputs, results, subgraphs).
+  int Count(int s) const { return s < 0 ? 0 : count_[s]; }
 
  private:
   std::vector<int> count_, last_;  // last_: -1 for an output or a subgraph
