@@ -216,17 +216,31 @@ SpecList InferRecurrent(const InferCtx& c, const RecurrentAttrs& a, Cell cell) {
 
 // ---- kernel --------------------------------------------------------------------
 
-// y = a @ b^T (a [M, K], b [N, K], y [M, N] dense).
 // y = a @ b (a [M, K], b [K, N], y [M, N] dense).
 void Gemm(const Tensor& a, const Tensor& b, const Tensor& y, bool fast) {
   if (y.numel() == 0) return;
   if (!fast || !cpu::DnnlMatMul(a, b, y)) cpu::MatMulLoops(a, b, y);
 }
-// The transpose of `t`'s rows [lo, hi), dense: oneDNN runs its plain-layout
-// kernels on it, once per direction instead of once per step.
-Tensor RowsT(const Tensor& t, int64_t lo, int64_t hi) {
-  return t.Slice(0, lo, hi).Transpose().Contiguous();
-}
+
+// y = a @ t[lo:hi]^T for a weight t [N, K] (a [M, K], y [M, hi - lo] dense).
+// The fast kernel runs oneDNN's inner product on the rows as they are, packed
+// once per weight (cpu::DnnlLinear); else the rows are transposed dense for
+// the matrix product (per call, not per step: `rows_t` keeps them).
+class RowsProduct {
+ public:
+  RowsProduct(const Tensor& t, int64_t lo, int64_t hi, bool fast)
+      : rows_(t.Slice(0, lo, hi)), fast_(fast) {}
+  void operator()(const Tensor& a, const Tensor& y) {
+    if (y.numel() == 0) return;
+    if (fast_ && cpu::DnnlLinear(a, rows_, Tensor(), y)) return;
+    if (!rows_t_.defined()) rows_t_ = rows_.Transpose().Contiguous();
+    Gemm(a, rows_t_, y, fast_);
+  }
+
+ private:
+  Tensor rows_, rows_t_;
+  bool fast_;
+};
 
 // The input as a dense tensor of the compute dtype.
 Tensor Dense(const Tensor& t, DType dt) {
@@ -293,9 +307,10 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
     const Tensor wd = w.Slice(0, d, d + 1).Reshape({gh, in});
     const Tensor rd = r.Slice(0, d, d + 1).Reshape({gh, hidden});
     Tensor xw({seq * batch, gh}, cd);
-    Gemm(x.Reshape({seq * batch, in}), RowsT(wd, 0, gh), xw, fast);
-    const Tensor r_t = RowsT(rd, 0, hs);  // the columns hr holds
-    const Tensor rh_t = split_h ? RowsT(rd, 2 * hidden, 3 * hidden) : Tensor();
+    RowsProduct(wd, 0, gh, fast)(x.Reshape({seq * batch, in}), xw);
+    RowsProduct recurrent(rd, 0, hs, fast);  // the columns hr holds
+    std::optional<RowsProduct> reset_h;
+    if (split_h) reset_h.emplace(rd, 2 * hidden, 3 * hidden, fast);
     const C* wb = b.data<C>() + d * 2 * gh;
     const C* rb = wb + gh;
     const C* pd = p.defined() ? p.data<C>() + d * 3 * hidden : nullptr;
@@ -304,7 +319,7 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
     C* cp = lstm ? cst.data<C>() + d * batch * hidden : nullptr;
     for (int64_t step = 0; step < seq; ++step) {
       const int64_t t = reverse ? seq - 1 - step : step;
-      Gemm(hd, r_t, hr, fast);
+      recurrent(hd, hr);
       const C* xwt = xw.data<C>() + t * batch * gh;
       C* hrp = hr.data<C>();
       C* yt = y.data<C>() + (t * dirs + d) * batch * hidden;
@@ -331,7 +346,7 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
             if (split_h) rhp[s] = static_cast<C>(rg[s] * hp[s]);
           }
         });
-        if (split_h) Gemm(rh, rh_t, hr2, fast);
+        if (split_h) (*reset_h)(rh, hr2);
         const C* hr2p = hr2.data<C>();
         for_rows([&](int64_t bi) {
           if (t >= lens[bi]) return;

@@ -112,7 +112,9 @@ dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
   static std::mutex mu;
   static auto* cache = new std::unordered_map<std::string, std::vector<Entry>>();
   const std::shared_ptr<Block> block = internal::BlockOf(w);
-  std::string key = std::to_string(reinterpret_cast<uintptr_t>(block.get())) + "|";
+  // The view's data, not only its block: slices of one weight (a recurrent
+  // op's directions) are packed apart.
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(w.raw_data())) + "|";
   AppendKey(key, w);
   std::lock_guard<std::mutex> lock(mu);
   std::vector<Entry>& entries = (*cache)[key];
