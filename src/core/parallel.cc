@@ -60,8 +60,8 @@ bool CpuContended() {
   if (last_stall >= 0 && now > last_us) {
     const double share =
         static_cast<double>(stall - last_stall) / static_cast<double>(now - last_us);
-    if (share > 0.2) contended.store(true, std::memory_order_relaxed);
-    if (share < 0.05) contended.store(false, std::memory_order_relaxed);
+    if (share > 0.6) contended.store(true, std::memory_order_relaxed);
+    if (share < 0.2) contended.store(false, std::memory_order_relaxed);
   }
   last_stall = stall;
   last_us = now;

@@ -29,7 +29,7 @@ inline constexpr int64_t kSerialBytes = int64_t{32} << 10;
 
 // Whether other work keeps this machine's cores busy: the kernel's CPU
 // pressure (/proc/pressure/cpu: the share of time some runnable task waited
-// for a core) over the last ~100 ms above 20%, and not yet back below 5%.
+// for a core) over the last ~100 ms above 60%, and not yet back below 20%.
 // While it is, every op runs serially: a parallel region would wait at its
 // barrier for a thread the scheduler has not run. False where the kernel
 // does not report pressure. Cheap: a clock read, and a file read at most
