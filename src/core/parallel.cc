@@ -24,9 +24,7 @@ int DefaultThreads() {
 }
 int g_num_threads = DefaultThreads();
 thread_local int t_serial_depth = 0;
-}  // namespace
 
-namespace {
 // Microseconds some task waited for a core, since boot; -1 when unknown.
 int64_t CpuStallMicros() {
   std::FILE* f = std::fopen("/proc/pressure/cpu", "r");
