@@ -357,6 +357,16 @@ TEST(FuseConvEpilogue, GatedFormsThatAreNotTheActivationStay) {
               t.Output("s");
             }),
             (V{"Conv", "Sigmoid", "Mul"}));
+  // A constant of higher rank broadcasts the result into another shape.
+  EXPECT_EQ(types_after([](TestGraph& t) {
+              t.Param("three5", Tensor::Full({1, 1, 1, 1, 1}, 3.0, DType::kFloat32));
+              t.Op("Add", {"c", "three5"}, "a");
+              t.Op("Clip", {"a", "zero", "six"}, "g");
+              t.Op("Mul", {"c", "g"}, "m");
+              t.Op("Div", {"m", "six"}, "y");
+              t.Output("y");
+            }),
+            (V{"Conv", "Add", "Clip", "Mul", "Div"}));
   // A third reader of the Conv's result.
   EXPECT_EQ(types_after([](TestGraph& t) {
               t.Op("Sigmoid", {"c"}, "s");

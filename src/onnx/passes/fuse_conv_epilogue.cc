@@ -93,6 +93,8 @@ std::optional<Gated> MatchGated(const PassCtx& ctx, const Readers& readers, int 
       if (d < 0 || !Scales(ctx, *ctx.nodes[d], Out(ctx, mul), 1.f / 6)) continue;
       m.nodes.push_back(d);
     }
+    // (a constant of higher rank would broadcast x into another shape)
+    if (ctx.specs[Out(ctx, m.nodes.back())] != ctx.specs[x]) continue;
     return m;
   }
   return std::nullopt;
