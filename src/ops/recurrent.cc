@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
@@ -67,7 +68,10 @@ enum class ActKind {
 struct Activation {
   ActKind kind = ActKind::kTanh;
   double alpha = 0, beta = 0;
-  double operator()(double x) const {
+  // In T: double, or float for the float kernels' LSTM gates.
+  template <class T>
+  T operator()(T x) const {
+    const T al = static_cast<T>(alpha), be = static_cast<T>(beta);
     switch (kind) {
       case ActKind::kRelu:
         return x > 0 ? x : 0;
@@ -76,17 +80,17 @@ struct Activation {
       case ActKind::kSigmoid:
         return 1 / (1 + std::exp(-x));
       case ActKind::kAffine:
-        return alpha * x + beta;
+        return al * x + be;
       case ActKind::kLeakyRelu:
-        return x >= 0 ? x : alpha * x;
+        return x >= 0 ? x : al * x;
       case ActKind::kThresholdedRelu:
-        return x > alpha ? x : 0;
+        return x > al ? x : 0;
       case ActKind::kScaledTanh:
-        return alpha * std::tanh(beta * x);
+        return al * std::tanh(be * x);
       case ActKind::kHardSigmoid:
-        return std::clamp(alpha * x + beta, 0.0, 1.0);
+        return std::clamp(al * x + be, T(0), T(1));
       case ActKind::kElu:
-        return x >= 0 ? x : alpha * (std::exp(x) - 1);
+        return x >= 0 ? x : al * (std::exp(x) - 1);
       case ActKind::kSoftsign:
         return x / (1 + std::abs(x));
       case ActKind::kSoftplus:
@@ -250,6 +254,9 @@ Tensor Dense(const Tensor& t, DType dt) {
 template <class C>
 void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
   const DType cd = DTypeOf<C>();
+  // The LSTM gates' arithmetic: float for the float kernels, as their
+  // inputs and outputs are.
+  using A = std::conditional_t<std::is_same_v<C, double>, double, float>;
   const int dirs = a.direction == "bidirectional" ? 2 : 1;
   const std::vector<Activation> acts = ParseActivations(a, cell, dirs, CellName(cell));
   const int per = ActsPerDirection(cell);
@@ -280,7 +287,10 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
   Tensor y = Tensor::Zeros({seq, dirs, batch, hidden}, cd);
   const bool has_clip = a.clip.has_value();
   const double clip = has_clip ? *a.clip : 0.0;
-  auto clipped = [&](double v) { return has_clip ? std::clamp(v, -clip, clip) : v; };
+  auto clipped = [&](auto v) {
+    using T = decltype(v);
+    return has_clip ? std::clamp(v, static_cast<T>(-clip), static_cast<T>(clip)) : v;
+  };
 
   // GRU without linear_before_reset multiplies R_h by r * H: that part of
   // the recurrent product waits for r, so hr holds only z's and r's columns.
@@ -369,18 +379,18 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
             const int64_t q = bi * gh, s = bi * hidden + j;
             auto pre = [&](int gate) {
               const int64_t o = gate * hidden + j;
-              return double(xwt[q + o]) + hrp[q + o] + wb[o] + rb[o];
+              return A(xwt[q + o]) + A(hrp[q + o]) + A(wb[o]) + A(rb[o]);
             };
-            const double c_prev = cp[s];
+            const A c_prev = cp[s];
             // Gate order i, o, f, c; peepholes i, o, f.
-            const double it = f(clipped(pre(0) + (pd ? pd[j] * c_prev : 0)));
-            const double ft = a.input_forget
-                                  ? 1 - it
-                                  : f(clipped(pre(2) + (pd ? pd[2 * hidden + j] * c_prev : 0)));
-            const double ct = gact(clipped(pre(3)));
-            const double c_new = ft * c_prev + it * ct;
-            const double ot = f(clipped(pre(1) + (pd ? pd[hidden + j] * c_new : 0)));
-            const double v = ot * hact(c_new);
+            const A it = f(clipped(pre(0) + (pd ? A(pd[j]) * c_prev : 0)));
+            const A ft = a.input_forget
+                             ? 1 - it
+                             : f(clipped(pre(2) + (pd ? A(pd[2 * hidden + j]) * c_prev : 0)));
+            const A ct = gact(clipped(pre(3)));
+            const A c_new = ft * c_prev + it * ct;
+            const A ot = f(clipped(pre(1) + (pd ? A(pd[hidden + j]) * c_new : 0)));
+            const A v = ot * hact(c_new);
             cp[s] = static_cast<C>(c_new);
             hp[s] = static_cast<C>(v);
             yt[s] = static_cast<C>(v);
