@@ -18,6 +18,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "kernels/cpu/fast_math.h"
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
 #include "ops/grad_util.h"
@@ -97,6 +98,22 @@ struct Activation {
         return std::log1p(std::exp(x));
     }
     return x;
+  }
+  // Applies the activation to v[0, n) in place. The fast float kernel
+  // computes Sigmoid and Tanh in vector code (cpu::FastSigmoid, FastTanh).
+  template <class T>
+  void Apply(T* v, int64_t n, bool fast) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (fast && kind == ActKind::kSigmoid) {
+        for (int64_t i = 0; i < n; ++i) v[i] = cpu::FastSigmoid(v[i]);
+        return;
+      }
+      if (fast && kind == ActKind::kTanh) {
+        for (int64_t i = 0; i < n; ++i) v[i] = cpu::FastTanh(v[i]);
+        return;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) v[i] = (*this)(v[i]);
   }
 };
 
@@ -227,21 +244,41 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& y, bool fast) {
 }
 
 // y = a @ t[lo:hi]^T for a weight t [N, K] (a [M, K], y [M, hi - lo] dense).
-// The fast kernel runs oneDNN's inner product on the rows as they are, packed
-// once per weight (cpu::DnnlLinear); else the rows are transposed dense for
-// the matrix product (per call, not per step: `rows_t` keeps them).
+// The fast kernel runs a small product (a recurrent step's, batch rows by
+// the hidden size) as plain loops over the rows transposed once per call,
+// which the compiler vectorizes: a oneDNN call costs more than such a
+// product. A larger one runs oneDNN's inner product on the rows as they are,
+// packed once per weight (cpu::DnnlLinear). The reference kernel multiplies
+// by the transposed rows.
 class RowsProduct {
  public:
   RowsProduct(const Tensor& t, int64_t lo, int64_t hi, bool fast)
       : rows_(t.Slice(0, lo, hi)), fast_(fast) {}
   void operator()(const Tensor& a, const Tensor& y) {
     if (y.numel() == 0) return;
-    if (fast_ && cpu::DnnlLinear(a, rows_, Tensor(), y)) return;
+    const int64_t m = a.dim(0), k = a.dim(1), n = y.dim(1);
+    const bool small = fast_ && m * n * k <= kSmallProduct && a.dtype() == DType::kFloat32 &&
+                       a.is_contiguous();
+    if (!small && fast_ && cpu::DnnlLinear(a, rows_, Tensor(), y)) return;
     if (!rows_t_.defined()) rows_t_ = rows_.Transpose().Contiguous();
-    Gemm(a, rows_t_, y, fast_);
+    if (!small) return Gemm(a, rows_t_, y, fast_);
+    const float* ap = a.data<float>();
+    const float* rt = rows_t_.data<float>();
+    float* yp = y.data<float>();
+    for (int64_t i = 0; i < m; ++i) {
+      float* yr = yp + i * n;
+      std::fill(yr, yr + n, 0.f);
+      for (int64_t j = 0; j < k; ++j) {
+        const float av = ap[i * k + j];
+        const float* r = rt + j * n;
+        for (int64_t c = 0; c < n; ++c) yr[c] += av * r[c];
+      }
+    }
   }
 
  private:
+  // Multiply-adds up to which the loops beat a oneDNN call.
+  static constexpr int64_t kSmallProduct = int64_t{1} << 18;
   Tensor rows_, rows_t_;
   bool fast_;
 };
@@ -300,6 +337,11 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
   // The gate equations of one step, split over batch rows on the thread pool
   // (the reference kernel stays serial).
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(hidden, 1));
+  std::vector<A> gates(lstm ? batch * gh : 0);  // a step's LSTM gates
+  auto clip_all = [&](A* v, int64_t n) {
+    if (has_clip)
+      for (int64_t i = 0; i < n; ++i) v[i] = std::clamp(v[i], A(-clip), A(clip));
+  };
   auto for_rows = [&](auto&& row) {
     if (!fast) {
       for (int64_t bi = 0; bi < batch; ++bi) row(bi);
@@ -323,6 +365,8 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
     if (split_h) reset_h.emplace(rd, 2 * hidden, 3 * hidden, fast);
     const C* wb = b.data<C>() + d * 2 * gh;
     const C* rb = wb + gh;
+    std::vector<A> bias(lstm ? gh : 0);
+    for (size_t o = 0; o < bias.size(); ++o) bias[o] = A(wb[o]) + A(rb[o]);
     const C* pd = p.defined() ? p.data<C>() + d * 3 * hidden : nullptr;
     Tensor hd = h.Slice(0, d, d + 1).Reshape({batch, hidden});
     C* hp = hd.data<C>();
@@ -373,27 +417,43 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
           }
         });
       } else {
+        // Per row, over arrays of the hidden size so that the fast kernel's
+        // activations run as vector code: gate pre-activations (order i, o,
+        // f, c; peepholes i, o, f), then c and h.
         for_rows([&](int64_t bi) {
           if (t >= lens[bi]) return;
+          const int64_t q = bi * gh, s0 = bi * hidden;
+          A* ig = gates.data() + q;
+          A *og = ig + hidden, *fg = ig + 2 * hidden, *cg = ig + 3 * hidden;
+          for (int64_t o = 0; o < gh; ++o) ig[o] = A(xwt[q + o]) + A(hrp[q + o]) + bias[o];
+          const C* c_prev = cp + s0;
+          if (pd)
+            for (int64_t j = 0; j < hidden; ++j) {
+              ig[j] += A(pd[j]) * A(c_prev[j]);
+              fg[j] += A(pd[2 * hidden + j]) * A(c_prev[j]);
+            }
+          clip_all(ig, hidden);
+          clip_all(fg, 2 * hidden);  // f and c
+          f.Apply(ig, hidden, fast);
+          if (a.input_forget)
+            for (int64_t j = 0; j < hidden; ++j) fg[j] = 1 - ig[j];
+          else
+            f.Apply(fg, hidden, fast);
+          gact.Apply(cg, hidden, fast);
+          // cg becomes the new cell state, then h's activation of it.
           for (int64_t j = 0; j < hidden; ++j) {
-            const int64_t q = bi * gh, s = bi * hidden + j;
-            auto pre = [&](int gate) {
-              const int64_t o = gate * hidden + j;
-              return A(xwt[q + o]) + A(hrp[q + o]) + A(wb[o]) + A(rb[o]);
-            };
-            const A c_prev = cp[s];
-            // Gate order i, o, f, c; peepholes i, o, f.
-            const A it = f(clipped(pre(0) + (pd ? A(pd[j]) * c_prev : 0)));
-            const A ft = a.input_forget
-                             ? 1 - it
-                             : f(clipped(pre(2) + (pd ? A(pd[2 * hidden + j]) * c_prev : 0)));
-            const A ct = gact(clipped(pre(3)));
-            const A c_new = ft * c_prev + it * ct;
-            const A ot = f(clipped(pre(1) + (pd ? A(pd[hidden + j]) * c_new : 0)));
-            const A v = ot * hact(c_new);
-            cp[s] = static_cast<C>(c_new);
-            hp[s] = static_cast<C>(v);
-            yt[s] = static_cast<C>(v);
+            cg[j] = fg[j] * A(c_prev[j]) + ig[j] * cg[j];
+            cp[s0 + j] = static_cast<C>(cg[j]);
+          }
+          if (pd)
+            for (int64_t j = 0; j < hidden; ++j) og[j] += A(pd[hidden + j]) * cg[j];
+          clip_all(og, hidden);
+          f.Apply(og, hidden, fast);
+          hact.Apply(cg, hidden, fast);
+          for (int64_t j = 0; j < hidden; ++j) {
+            const C v = static_cast<C>(og[j] * cg[j]);
+            hp[s0 + j] = v;
+            yt[s0 + j] = v;
           }
         });
       }
