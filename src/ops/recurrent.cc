@@ -244,12 +244,12 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& y, bool fast) {
 }
 
 // y = a @ t[lo:hi]^T for a weight t [N, K] (a [M, K], y [M, hi - lo] dense).
-// The fast kernel runs a small product (a recurrent step's, batch rows by
-// the hidden size) as plain loops over the rows transposed once per call,
-// which the compiler vectorizes: a oneDNN call costs more than such a
-// product. A larger one runs oneDNN's inner product on the rows as they are,
-// packed once per weight (cpu::DnnlLinear). The reference kernel multiplies
-// by the transposed rows.
+// The fast kernel runs a small product (a recurrent step's: batch rows by
+// the hidden size) as loops over the rows transposed once per weight
+// version (cpu::SmallMatMul): a oneDNN call costs more than such a product.
+// A larger one runs oneDNN's inner product on the rows as they are, packed
+// once per weight (cpu::DnnlLinear). The reference kernel multiplies by the
+// rows transposed once per call.
 class RowsProduct {
  public:
   RowsProduct(const Tensor& t, int64_t lo, int64_t hi, bool fast)
@@ -257,29 +257,20 @@ class RowsProduct {
   void operator()(const Tensor& a, const Tensor& y) {
     if (y.numel() == 0) return;
     const int64_t m = a.dim(0), k = a.dim(1), n = y.dim(1);
-    const bool small = fast_ && m * n * k <= kSmallProduct && a.dtype() == DType::kFloat32 &&
-                       a.is_contiguous();
-    if (!small && fast_ && cpu::DnnlLinear(a, rows_, Tensor(), y)) return;
-    if (!rows_t_.defined()) rows_t_ = rows_.Transpose().Contiguous();
-    if (!small) return Gemm(a, rows_t_, y, fast_);
-    const float* ap = a.data<float>();
-    const float* rt = rows_t_.data<float>();
-    float* yp = y.data<float>();
-    for (int64_t i = 0; i < m; ++i) {
-      float* yr = yp + i * n;
-      std::fill(yr, yr + n, 0.f);
-      for (int64_t j = 0; j < k; ++j) {
-        const float av = ap[i * k + j];
-        const float* r = rt + j * n;
-        for (int64_t c = 0; c < n; ++c) yr[c] += av * r[c];
-      }
+    if (fast_ && m * n * k <= kSmallProduct && a.dtype() == DType::kFloat32 && a.is_contiguous()) {
+      if (!rows_tp_) rows_tp_ = cpu::TransposedWeights(rows_);
+      return cpu::SmallMatMul(a.data<float>(), rows_tp_, y.data<float>(), m, k, n);
     }
+    if (fast_ && cpu::DnnlLinear(a, rows_, Tensor(), y)) return;
+    if (!rows_t_.defined()) rows_t_ = rows_.Transpose().Contiguous();
+    Gemm(a, rows_t_, y, fast_);
   }
 
  private:
-  // Multiply-adds up to which the loops beat a oneDNN call.
+  // Multiply-adds up to which SmallMatMul beats a oneDNN call.
   static constexpr int64_t kSmallProduct = int64_t{1} << 18;
   Tensor rows_, rows_t_;
+  const float* rows_tp_ = nullptr;
   bool fast_;
 };
 

@@ -126,6 +126,27 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha, 
   return true;
 }
 
+const float* TransposedWeights(const Tensor& w) {
+  const dnnl::memory::desc want(dnnl_util::Dims(w.shape()), dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::ba);
+  std::string key = "Transposed;";
+  dnnl_util::AppendKey(key, w);
+  return static_cast<const float*>(
+      dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, key).get_data_handle());
+}
+
+void SmallMatMul(const float* a, const float* wt, float* y, int64_t m, int64_t k, int64_t n) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* yr = y + i * n;
+    std::fill(yr, yr + n, 0.f);
+    for (int64_t j = 0; j < k; ++j) {
+      const float av = a[i * k + j];
+      const float* r = wt + j * n;
+      for (int64_t c = 0; c < n; ++c) yr[c] += av * r[c];
+    }
+  }
+}
+
 bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tensor& y) {
   const DType dt = y.dtype();
   if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kBFloat16) return false;

@@ -29,6 +29,16 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha =
 // faster). Returns false, having written nothing, where it does not apply.
 bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tensor& y);
 
+// w [N, K] (float32, any strides) transposed to [K, N] dense, kept per
+// weight block, view and version as DnnlLinear's packed weights are; valid
+// until w's next version or the next call for w.
+const float* TransposedWeights(const Tensor& w);
+
+// y [M, N] = a [M, K] @ wt [K, N], dense float32, as loops over y's rows
+// that the compiler vectorizes: for products so small (one recurrent step's)
+// that a oneDNN call costs more than the product.
+void SmallMatMul(const float* a, const float* wt, float* y, int64_t m, int64_t k, int64_t n);
+
 // The plain-loop kernel for every MatMul/Gemm dtype: accumulates in Acc<T>
 // (in T for integers, which wrap as numpy's do). c, when defined,
 // broadcasts to y's shape. Integer results with alpha/beta are computed in
