@@ -268,9 +268,9 @@ class SingaRep(BackendRep):
         Profile. A run that uses the static plan times the plan (built
         first when these inputs' shapes have none), so the profile is of a
         steady-state run."""
-        outs, nodes, total, planned, trace = self._rep.profile(
+        outs, nodes, total, planned, replayed, trace = self._rep.profile(
             self._inputs(inputs), int(last_layers), [str(a) for a in aux_output])
-        return Profile([_output(o) for o in outs], nodes, total, planned, trace)
+        return Profile([_output(o) for o in outs], nodes, total, planned, replayed, trace)
 
     def _inputs(self, inputs):
         """The C++ values of run()'s `inputs`."""
@@ -294,11 +294,13 @@ class Profile:
     them), `nodes` (one dict per node run: op_type (after the plan's
     fusions), name, inputs (dtype and shape of each), kernels (the oneDNN
     implementations it ran), start_us, duration_us), `duration_us` (the
-    whole run) and `planned` (whether the static plan ran)."""
+    whole run), `planned` (whether the static plan ran) and `replayed`
+    (whether the plan replayed its recorded ops; a plan with nodes whose
+    results' shapes depend on computed values walks its nodes)."""
 
-    def __init__(self, outputs, nodes, duration_us, planned, chrome_trace):
+    def __init__(self, outputs, nodes, duration_us, planned, replayed, chrome_trace):
         self.outputs, self.nodes = outputs, nodes
-        self.duration_us, self.planned = duration_us, planned
+        self.duration_us, self.planned, self.replayed = duration_us, planned, replayed
         self._trace = chrome_trace
 
     def chrome_trace(self):

@@ -98,10 +98,11 @@ void BindOnnx(nb::module_& m) {
               d["duration_us"] = n.duration_us;
               nodes.append(d);
             }
-            return nb::make_tuple(outputs, nodes, p.duration_us, p.planned, p.ChromeTrace());
+            return nb::make_tuple(outputs, nodes, p.duration_us, p.planned, p.replayed,
+                                  p.ChromeTrace());
           },
           "inputs"_a, "last_layers"_a = -1, "aux_output"_a = std::vector<std::string>(),
-          "(outputs, nodes, duration_us, planned, chrome_trace): SingaRep::Profile.")
+          "(outputs, nodes, duration_us, planned, replayed, chrome_trace): SingaRep::Profile.")
       .def_prop_ro("params", &sonnx::SingaRep::params)
       .def_prop_ro("inputs", &sonnx::SingaRep::inputs)
       .def("set_batch_size", &sonnx::SingaRep::SetBatchSize, "batch"_a)

@@ -33,6 +33,9 @@ struct BuildRun {
   std::vector<char> constant, shape_dynamic, folded;
   std::vector<Spec> specs;
   bool dynamic = false;
+  // The parameters whose values a node's shape inference read (a Resize's
+  // scales given as a float initializer): the plan holds while they do.
+  std::vector<std::shared_ptr<Block>> params_read;
 };
 
 // The build run over nodes [0, end) of `g`, from `values` (constants and
@@ -106,9 +109,13 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
       if (b.constant[s]) continue;
       all_constant = false;
       if (in[k].is_sequence()) continue;
-      const Block* blk = internal::BlockOf(in[k].tensor()).get();
-      node_dynamic |=
-          std::find(reads.blocks.begin(), reads.blocks.end(), blk) != reads.blocks.end();
+      std::shared_ptr<Block> blk = internal::BlockOf(in[k].tensor());
+      if (std::find(reads.blocks.begin(), reads.blocks.end(), blk.get()) == reads.blocks.end())
+        continue;
+      if (g.constants[s].defined())
+        b.params_read.push_back(std::move(blk));
+      else
+        node_dynamic = true;
     }
     if (infer_only) {
       if (node_dynamic) return std::nullopt;  // its shapes came from a placeholder's bytes
@@ -155,7 +162,12 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
   NoCachingScope no_caching(g.device.mem_pool());
   std::optional<BuildRun> b;
   if (capture) b = RunBuild(g, values, end, result_slots, true);
+  auto depend = [&] {
+    for (const std::shared_ptr<Block>& blk : b->params_read)
+      deps_.emplace_back(blk, blk->version());
+  };
   if (b) {
+    depend();
     Rewrite(g, end, b->values, b->specs, b->folded, result_slots);
     b.reset();
     Capture(input_tensors());
@@ -163,6 +175,7 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
     return;
   }
   b = RunBuild(g, std::move(values), end, result_slots, false);
+  depend();
   for (int s : result_slots) first.push_back(b->values[s]);
   Rewrite(g, end, b->values, b->specs, b->folded, result_slots);
   if (!b->dynamic && capture) Capture(input_tensors());

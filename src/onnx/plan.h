@@ -96,7 +96,8 @@ class Plan {
   // `first` receives the results of the first run.
   Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
        ValueList& first);
-  // False once a parameter the plan folded has changed.
+  // False once a parameter the plan folded, or whose value set a shape, has
+  // changed.
   bool fresh() const;
   bool captured() const { return !ops_.empty(); }
   // The bytes of a captured plan's memory arena (0 for a node walk).

@@ -68,7 +68,8 @@ std::string RunProfile::TraceEvents(int row) const {
     return s + "]";
   };
   std::string out = event("Session", "model_run", 0, duration_us,
-                          std::string("\"planned\":") + (planned ? "true" : "false"));
+                          std::string("\"planned\":") + (planned ? "true" : "false") +
+                              ",\"replayed\":" + (replayed ? "true" : "false"));
   for (const NodeProfile& n : nodes)
     out += ",\n" + event("Node", n.name, n.start_us, n.duration_us,
                          "\"op_name\":" + JsonString(n.op_type) + ",\"inputs\":" + list(n.inputs) +

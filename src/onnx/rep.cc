@@ -450,7 +450,7 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
       if (fresh || profile) {
         ProfileClock clock(profile);
         result = plan->Run(inputs, profile ? &profile->nodes : nullptr);
-        if (profile) profile->planned = true;
+        if (profile) profile->planned = true, profile->replayed = plan->captured();
       }
     }
     RecordPlannedRun(graph_, inputs, last_layers, aux_output, result);

@@ -584,6 +584,7 @@ def test_a_profile_covers_every_node_and_adds_up_to_the_run(use_plan):
     p = rep.profile([x])
     np.testing.assert_array_equal(_np(p.outputs)[0], want[0])
     assert p.planned == use_plan
+    assert p.replayed == use_plan
     if use_plan:  # the plan's nodes: each Conv fused with its Relu
         assert [n["op_type"] for n in p.nodes] == rep._rep.planned_op_types
         assert [n["name"] for n in p.nodes] == [f"conv{i}" for i in range(6)] + ["pool"]
@@ -678,3 +679,57 @@ def test_plans_for_ever_new_shapes_stay_bounded():
                                    atol=ATOL)
         assert rep._rep.num_plans <= 8
     assert rep._rep.num_plans == 8
+
+
+def _resize_model(opset, scales, constant_node):
+    """Relu, then a nearest Resize by float `scales`: an initializer, or a
+    Constant node's value."""
+    inits, nodes = [], []
+    if constant_node:
+        nodes.append(helper.make_node("Constant", [], ["scales"],
+                                      value=numpy_helper.from_array(scales)))
+    else:
+        inits.append(numpy_helper.from_array(scales, "scales"))
+    roi = ""
+    if opset < 13:
+        inits.append(numpy_helper.from_array(np.zeros(0, np.float32), "roi"))
+        roi = "roi"
+    nodes += [helper.make_node("Relu", ["x"], ["r"]),
+              helper.make_node("Resize", ["r", roi, "scales"], ["y"], mode="nearest")]
+    graph = helper.make_graph(
+        nodes, "resize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+@pytest.mark.parametrize("constant_node", [False, True])
+def test_a_resize_by_float_scales_is_replayed(opset, constant_node):
+    """Shape inference reads the scales during the plan's recording, converted
+    to double: the conversion runs then, not recorded for later (which gave
+    a result of shape [0,0,0,0])."""
+    model = _resize_model(opset, np.array([1, 1, 2, 2], np.float32), constant_node)
+    x = np.random.default_rng(0).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    rep = sonnx.prepare(model, "CPU")
+    for _ in range(2):
+        np.testing.assert_array_equal(_np(rep.run([x]))[0], _ort(model, x))
+    p = rep.profile([x])
+    assert p.planned and p.replayed
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+def test_a_plan_whose_shapes_read_a_parameter_is_rebuilt_when_it_changes(opset):
+    """Scales stored as a float initializer are a parameter: the plan reads
+    them as they are when built, and is rebuilt once they change in place."""
+    scales = np.array([1, 1, 2, 2], np.float32)
+    model = _resize_model(opset, scales, False)
+    x = np.random.default_rng(0).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    rep = sonnx.prepare(model, "CPU")
+    assert _np(rep.run([x]))[0].shape == (1, 2, 6, 8)
+    scales[:] = [1, 1, 3, 1]
+    rep.params["scales"].copy_from_numpy(scales)
+    model.graph.initializer[0].CopyFrom(numpy_helper.from_array(scales, "scales"))
+    for _ in range(2):
+        got = _np(rep.run([x]))[0]
+        assert got.shape == (1, 2, 9, 4)
+        np.testing.assert_array_equal(got, _ort(model, x))

@@ -212,6 +212,9 @@ T Tensor::At(const std::vector<int64_t>& index) const {
 
 template <class T>
 std::vector<T> Tensor::ToVector() const {
+  // The values now, even during a graph capture: a conversion or copy
+  // recorded instead of run would be read before it ran.
+  CaptureSuspendGuard now(device_);
   if (device_.type != DeviceType::kCpu) return ToDevice(Device::Cpu()).ToVector<T>();
   Tensor c = AsType(DTypeOf<T>()).Contiguous();
   const T* p = c.data<T>();

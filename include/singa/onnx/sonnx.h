@@ -83,6 +83,7 @@ struct RunProfile {
   ValueList outputs;
   double duration_us = 0;  // the whole run: inputs copied in and results out included
   bool planned = false;    // the static plan ran (else the run walked the nodes)
+  bool replayed = false;   // the plan replayed its recorded ops (else it walked its nodes)
   std::vector<NodeProfile> nodes;
   // The run as a trace in the Chrome trace format (chrome://tracing,
   // Perfetto; onnxruntime's profiler writes the same): one complete event
