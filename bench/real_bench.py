@@ -13,7 +13,10 @@ onnxruntime:
 - load: prepare against InferenceSession, alternating in one process; and
   load plus the first run, in a fresh process per runtime (children
   alternate), where nothing is cached yet: a process that loaded the model
-  before has timed its convolutions' layouts already;
+  before has timed its convolutions' layouts already. Each fresh process
+  gets an empty layout cache directory (SINGA_CACHE_DIR), as the first
+  process on a machine has; a further row gives fresh processes that read
+  the layouts an earlier process timed and kept there;
 - peak memory: the peak RSS growth over load plus 3 runs, in those fresh
   processes (VmHWM reset through /proc/self/clear_refs, as in
   bench/onnx_infer.py);
@@ -236,22 +239,36 @@ def stream_child(runtime, name, threads):
 _CHILD_RESULTS = {}
 
 
+def _child(kind, runtime, name, threads, cache_dir):
+    """One child process's result; singa keeps its convolution layout picks
+    in `cache_dir`."""
+    child = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", kind, runtime,
+                            name, str(threads)], capture_output=True, text=True,
+                           env={**os.environ, "SINGA_CACHE_DIR": cache_dir})
+    if child.returncode != 0:
+        err = child.stderr.strip().splitlines() or [f"exit {child.returncode}"]
+        raise RuntimeError(f"{runtime} child: {err[-1]}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
 def _children(kind, name, threads, rounds):
     """Runs `rounds` pairs of child processes (singa, onnxruntime, alternating)
     of `kind` on model `name`; {runtime: [results]}, computed once per
-    arguments (the load, memory and stream sections share them)."""
+    arguments (the load, memory and stream sections share them). Each child
+    starts with an empty layout cache (it times its convolutions itself as a
+    first process on a machine does), except for kind "cached": "fresh"
+    children sharing a cache that one unmeasured child filled first."""
     key = (kind, name, threads, rounds)
     if key not in _CHILD_RESULTS:
         got = {r: [] for r in RUNTIMES}
-        for _ in range(rounds):
-            for runtime in RUNTIMES:
-                child = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", kind,
-                                        runtime, name, str(threads)],
-                                       capture_output=True, text=True)
-                if child.returncode != 0:
-                    err = child.stderr.strip().splitlines() or [f"exit {child.returncode}"]
-                    raise RuntimeError(f"{runtime} child: {err[-1]}")
-                got[runtime].append(json.loads(child.stdout.strip().splitlines()[-1]))
+        with tempfile.TemporaryDirectory(prefix="singa-bench-cache-") as tmp:
+            if kind == "cached":
+                _child("fresh", "singa", name, threads, tmp)
+            for i in range(rounds):
+                for runtime in RUNTIMES:
+                    cache = tmp if kind == "cached" else os.path.join(tmp, f"{runtime}{i}")
+                    got[runtime].append(_child("fresh" if kind == "cached" else kind, runtime,
+                                               name, threads, cache))
         _CHILD_RESULTS[key] = got
     return _CHILD_RESULTS[key]
 
@@ -276,12 +293,16 @@ def bench_load(compare_many, threads, rounds, models=None):
         t = compare_many([lambda: sonnx.prepare(path), lambda: ort_session(path, threads),
                           lambda: _singa_fn(sonnx.prepare(path), feeds)(),
                           lambda: ort_session(path, threads).run(None, feeds)], 1, rounds)
-        got = _children("fresh", name, threads, _child_rounds(rounds))
-        first = [_median(got[r], "first") for r in RUNTIMES]
+        n = _child_rounds(rounds)
+        first = [_median(_children("fresh", name, threads, n)[r], "first") for r in RUNTIMES]
+        cached = [_median(_children("cached", name, threads, n)[r], "first") for r in RUNTIMES]
         return [(f"{label}: load (prepare / InferenceSession)", t[0], t[1], ""),
                 (f"{label}: load + first run, in a process that ran it before", t[2], t[3], ""),
                 (f"{label}: load + first run, fresh process", first[0], first[1],
-                 f"median of {_child_rounds(rounds)} processes each")]
+                 f"median of {n} processes each; singa times its convolution layouts"),
+                (f"{label}: load + first run, fresh process after another", cached[0], cached[1],
+                 f"median of {n} processes each; singa reads the layouts an earlier "
+                 f"process timed")]
 
     return _each_model(models or rm.NAMES, one, "load")
 

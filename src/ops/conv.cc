@@ -28,11 +28,11 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <string_view>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/tuning_cache.h"
 #include "ops/grad_util.h"
 #include "ops/window.h"
 #include "singa/ops/fused_conv.h"
@@ -359,9 +359,12 @@ size_t Fastest(size_t n, Run&& run) {
 // 3-10 rounds, keeping each one's minimum; the fastest is kept for the key.
 // The pick is also kept for the key's shape class (`family`: the same
 // convolution with the batch and spatial sizes rounded down to powers of
-// two): a model called on inputs of ever new sizes (text lines of any
-// width) times its convolutions once per class, and a new size of a known
-// class builds the class's pick alone.
+// two, at this thread count): a model called on inputs of ever new sizes
+// (text lines of any width) times its convolutions once per class, and a
+// new size of a known class builds the class's pick alone. The picks are
+// kept across processes (cpu::TuningFile::Layouts()): a model's first run
+// in a new process times only classes no earlier process timed. A pick
+// that is not one of the candidates built here is timed again.
 // Candidates that oneDNN rejects, duplicates, and reference implementations
 // (when another exists) are dropped first. The pick can differ between
 // processes on a noisy machine; every candidate computes the same
@@ -369,13 +372,8 @@ size_t Fastest(size_t n, Run&& run) {
 std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& family, const Tensor& x,
                                  const Tensor& w, const Tensor& b, const Tensor& z, const Tensor& y,
                                  const ops::Window& win, const ConvAttrs& a) {
-  static std::mutex picks_mu;
-  static auto* picks = new std::unordered_map<std::string, std::string>();  // family -> layout
-  std::string known;
-  {
-    std::lock_guard<std::mutex> lock(picks_mu);
-    if (auto it = picks->find(family); it != picks->end()) known = it->second;
-  }
+  cpu::TuningFile& picks = cpu::TuningFile::Layouts();
+  const std::string known = family.empty() ? "" : picks.Lookup(family).value_or("");
   const int64_t group = a.group;
   const memory::data_type dt = du::ToDnnl(x.dtype());
   const memory::desc src_plain = du::PlainDesc(x.shape(), x.dtype());
@@ -471,10 +469,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
   if (cands.size() > 1)
     pick = Fastest(cands.size(),
                    [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, true); });
-  if (known.empty() && !family.empty()) {
-    std::lock_guard<std::mutex> lock(picks_mu);
-    picks->emplace(family, cands[pick].layout);
-  }
+  if (known.empty() && !family.empty()) picks.Remember(family, cands[pick].layout);
   return std::move(cands[pick]);
 }
 
@@ -487,7 +482,7 @@ std::string ShapeClass(const std::string& key, const Tensor& x) {
   std::string family = key;
   const std::string exact = ToString(x.shape());
   family.replace(family.find(exact), exact.size(), ToString(rounded));
-  return family;
+  return family + ";threads" + std::to_string(ActiveThreads());
 }
 
 void AppendInts(std::string& key, const std::vector<int64_t>& v) {

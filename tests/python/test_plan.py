@@ -647,12 +647,12 @@ for width in (40, 48, 56, 80):
 """
 
 
-def test_a_new_input_size_of_a_known_shape_class_builds_one_convolution():
-    """Convolution layouts are timed once per shape class (batch and spatial
-    sizes rounded down to powers of two): widths 40 and 80 time the
-    candidates, widths 48 and 56 build the pick of width 40's class alone."""
+def _conv_creates(cache_dir):
+    """{width: convolution primitives created} of CONV_SIZES_SCRIPT in a new
+    process whose layout picks are kept in `cache_dir` ("": the process only)."""
     p = subprocess.run([sys.executable, "-c", CONV_SIZES_SCRIPT], capture_output=True, text=True,
-                       env={**os.environ, "ONEDNN_VERBOSE": "all"}, timeout=120)
+                       env={**os.environ, "ONEDNN_VERBOSE": "all",
+                            "SINGA_CACHE_DIR": str(cache_dir)}, timeout=120)
     assert p.returncode == 0, p.stderr
     creates, width = {}, None
     for line in p.stdout.splitlines():
@@ -660,8 +660,32 @@ def test_a_new_input_size_of_a_known_shape_class_builds_one_convolution():
             width = int(line.split()[-1])
         elif line.startswith("onednn_verbose,create") and ",convolution," in line:
             creates[width] = creates.get(width, 0) + 1
+    return creates
+
+
+def test_a_new_input_size_of_a_known_shape_class_builds_one_convolution():
+    """Convolution layouts are timed once per shape class (batch and spatial
+    sizes rounded down to powers of two): widths 40 and 80 time the
+    candidates, widths 48 and 56 build the pick of width 40's class alone."""
+    creates = _conv_creates("")
     assert creates[40] >= 2 and creates[80] >= 2, creates
     assert creates[48] == creates[56] == 1, creates
+
+
+def test_layout_picks_are_kept_for_the_next_process(tmp_path):
+    """The first process times each shape class and writes its picks to
+    the cache directory; the next one reads them and times nothing."""
+    first = _conv_creates(tmp_path)
+    assert first[40] >= 2 and first[80] >= 2, first
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1 and files[0].name.startswith("conv-layouts-"), files
+    lines = files[0].read_text().splitlines()
+    assert len(lines) == 2 and all(line.startswith("Conv;float32[1,32,8,") for line in lines)
+    assert _conv_creates(tmp_path) == {40: 1, 48: 1, 56: 1, 80: 1}
+    # A pick that names no candidate is timed again, and the file stays.
+    files[0].write_text("".join(line.split("\t")[0] + "\tnot-a-layout\n" for line in lines))
+    again = _conv_creates(tmp_path)
+    assert again[40] >= 2 and again[80] >= 2, again
 
 
 def test_plans_for_ever_new_shapes_stay_bounded():
