@@ -115,6 +115,7 @@ void BindOnnx(nb::module_& m) {
       .def_prop_ro("device", &sonnx::SingaRep::device)
       .def_prop_rw("use_plan", &sonnx::SingaRep::use_plan, &sonnx::SingaRep::set_use_plan)
       .def_prop_ro("num_plans", &sonnx::SingaRep::num_plans)
+      .def_prop_ro("plan_arena_bytes", &sonnx::SingaRep::plan_arena_bytes)
       .def_prop_ro("planned_op_types", &sonnx::SingaRep::planned_op_types)
       .def("opset", &sonnx::SingaRep::opset, "domain"_a = "")
       .def("cancel", &sonnx::SingaRep::Cancel,

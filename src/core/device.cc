@@ -64,8 +64,8 @@ void Device::SetRandSeed(uint64_t seed) const { runtime().rng().seed(seed); }
 std::mt19937_64& Device::rng() const { return runtime().rng(); }
 void Device::SetVerbosity(int level) const { runtime().verbosity = level; }
 
-size_t Device::PlanGraphMemory(std::span<const Tensor> keep) const {
-  return runtime().PlanGraphMemory(keep);
+size_t Device::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared) const {
+  return runtime().PlanGraphMemory(keep, shared);
 }
 
 CaptureSuspendGuard::CaptureSuspendGuard(Device device)
@@ -91,7 +91,7 @@ void DeviceRuntime::Replay(std::vector<Op>& ops) {
   }
 }
 
-size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep) {
+size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared) {
   struct Life {
     size_t first, last, bytes, offset = 0;
   };
@@ -138,9 +138,21 @@ size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep) {
     placed.push_back(&l);
   }
   if (order.empty()) return 0;
-  void* base = pool_.Malloc(total);
-  std::shared_ptr<void> arena(base, [this, total](void* p) { pool_.Free(p, total); });
-  for (Block* b : order) b->Place(static_cast<char*>(base) + lives[b].offset, arena);
+  auto allocate = [this](size_t bytes) {
+    return std::shared_ptr<void>(pool_.Malloc(bytes),
+                                 [this, bytes](void* p) { pool_.Free(p, bytes); });
+  };
+  std::shared_ptr<void> arena;
+  if (!shared) {
+    arena = allocate(total);
+  } else {
+    if (shared->bytes < total) {
+      shared->bytes = std::max(total, shared->bytes + shared->bytes / 2);
+      shared->memory = allocate(shared->bytes);
+    }
+    arena = shared->memory;
+  }
+  for (Block* b : order) b->Place(static_cast<char*>(arena.get()) + lives[b].offset, arena);
   return total;
 }
 

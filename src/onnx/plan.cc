@@ -147,7 +147,7 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
 // each result freshly allocated) made MobileNet-V2's first run at batch 1
 // take 4x its later runs.
 Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
-           ValueList& first) {
+           SharedArena& arena, ValueList& first) {
   ValueList inputs;
   for (int s : g.input_slots) inputs.push_back(values[s]);
   const auto input_tensors = [&] {
@@ -170,7 +170,7 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
     depend();
     Rewrite(g, end, b->values, b->specs, b->folded, result_slots);
     b.reset();
-    Capture(input_tensors());
+    Capture(input_tensors(), arena);
     first = Run(inputs);
     return;
   }
@@ -178,7 +178,7 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
   depend();
   for (int s : result_slots) first.push_back(b->values[s]);
   Rewrite(g, end, b->values, b->specs, b->folded, result_slots);
-  if (!b->dynamic && capture) Capture(input_tensors());
+  if (!b->dynamic && capture) Capture(input_tensors(), arena);
 }
 
 std::span<const Pass> PlanPasses() {
@@ -199,7 +199,7 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
   for (const Pass& pass : PlanPasses()) pass.run(ctx);
 }
 
-void Plan::Capture(const TensorList& inputs) {
+void Plan::Capture(const TensorList& inputs, SharedArena& arena) {
   Graph& g = *graph_;
   const Device dev = g.device;
   for (const Tensor& x : inputs) {
@@ -231,7 +231,7 @@ void Plan::Capture(const TensorList& inputs) {
   }
   dev.EnableGraph(false);
   for (int s : g.output_slots) results_.push_back(values[s].tensor());
-  arena_bytes_ = dev.PlanGraphMemory(results_);
+  if (dev.PlanGraphMemory(results_, &arena) > 0) arena_ = arena;
   ops_ = dev.runtime().TakeGraph();
   if (ops_.empty()) inputs_.clear(), results_.clear();
 }

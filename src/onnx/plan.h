@@ -93,15 +93,17 @@ class Plan {
  public:
   // Builds the plan for running nodes [0, end) of `g` with `values` (the
   // graph's constants with the inputs bound) and returning `result_slots`.
-  // `first` receives the results of the first run.
+  // `first` receives the results of the first run. A captured plan's
+  // values live in `arena`, which the other plans of the model share (one
+  // replays at a time).
   Plan(const Graph& g, ValueList values, int end, const std::vector<int>& result_slots,
-       ValueList& first);
+       SharedArena& arena, ValueList& first);
   // False once a parameter the plan folded, or whose value set a shape, has
   // changed.
   bool fresh() const;
   bool captured() const { return !ops_.empty(); }
-  // The bytes of a captured plan's memory arena (0 for a node walk).
-  size_t arena_bytes() const { return arena_bytes_; }
+  // A captured plan's memory arena (none for a node walk).
+  const SharedArena& arena() const { return arena_; }
   // The rewritten graph's op types (after folding and fusion).
   std::vector<std::string> op_types() const;
   // Runs the plan on `inputs` (one per graph input slot, checked by the
@@ -112,13 +114,13 @@ class Plan {
  private:
   void Rewrite(const Graph& g, int end, const ValueList& values, const std::vector<Spec>& specs,
                const std::vector<char>& folded, const std::vector<int>& result_slots);
-  void Capture(const TensorList& inputs);
+  void Capture(const TensorList& inputs, SharedArena& arena);
 
   std::shared_ptr<Graph> graph_;  // the rewritten graph, results as its outputs
   std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> deps_;
   TensorList inputs_, results_;  // a captured plan's placeholders and results
   std::vector<DeviceRuntime::Op> ops_;
-  size_t arena_bytes_ = 0;
+  SharedArena arena_;
   // Per node of a captured plan: the end of its ops in ops_ and its inputs
   // as the capture saw them (what a profile reports).
   std::vector<size_t> node_ends_;

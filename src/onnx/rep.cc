@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "onnx/plan.h"
@@ -144,7 +145,8 @@ void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>
 
 // The plans by signature, least recently used dropped first once there are
 // more than kMaxPlans or their arenas hold more than kMaxPlanBytes: a model
-// called on inputs of ever new shapes keeps a bounded set.
+// called on inputs of ever new shapes keeps a bounded set. The plans share
+// one arena (they run one at a time, under `mu`).
 struct SingaRep::Plans {
   static constexpr size_t kMaxPlans = 8;
   static constexpr size_t kMaxPlanBytes = size_t{512} << 20;
@@ -158,15 +160,20 @@ struct SingaRep::Plans {
   std::map<std::string, Entry> by_key;
   uint64_t clock = 0;
   std::vector<std::string> latest_op_types;
+  SharedArena arena;
+
+  // The bytes of the distinct arenas the plans hold.
+  size_t ArenaBytes() const {
+    std::set<const void*> seen;
+    size_t n = 0;
+    for (const auto& [k, e] : by_key)
+      if (e.plan && seen.insert(e.plan->arena().memory.get()).second) n += e.plan->arena().bytes;
+    return n;
+  }
 
   // Drops least recently used plans other than `keep` while over a bound.
   void Trim(const std::string& keep) {
-    auto bytes = [&] {
-      size_t n = 0;
-      for (const auto& [k, e] : by_key) n += e.plan ? e.plan->arena_bytes() : 0;
-      return n;
-    };
-    while (by_key.size() > 1 && (by_key.size() > kMaxPlans || bytes() > kMaxPlanBytes)) {
+    while (by_key.size() > 1 && (by_key.size() > kMaxPlans || ArenaBytes() > kMaxPlanBytes)) {
       auto oldest = by_key.end();
       for (auto it = by_key.begin(); it != by_key.end(); ++it)
         if (it->first != keep && (oldest == by_key.end() || it->second.used < oldest->second.used))
@@ -184,11 +191,16 @@ void SingaRep::set_use_plan(bool on) {
   std::lock_guard<std::mutex> lock(plans_->mu);
   plans_->enabled = on;
   plans_->by_key.clear();
+  plans_->arena = {};
 }
 bool SingaRep::use_plan() const { return plans_->enabled; }
 size_t SingaRep::num_plans() const {
   std::lock_guard<std::mutex> lock(plans_->mu);
   return plans_->by_key.size();
+}
+size_t SingaRep::plan_arena_bytes() const {
+  std::lock_guard<std::mutex> lock(plans_->mu);
+  return plans_->ArenaBytes();
 }
 std::vector<std::string> SingaRep::planned_op_types() const {
   std::lock_guard<std::mutex> lock(plans_->mu);
@@ -226,6 +238,7 @@ void SingaRep::AdoptBatchSize(const TensorList& inputs) {
   if (!changed) return;
   std::lock_guard<std::mutex> lock(plans_->mu);
   plans_->by_key.clear();
+  plans_->arena = {};
 }
 const std::vector<ValueInfo>& SingaRep::outputs() const { return graph_->outputs; }
 int SingaRep::num_nodes() const { return static_cast<int>(graph_->nodes.size()); }
@@ -443,7 +456,8 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
       std::unique_ptr<Plan>& plan = entry.plan;
       const bool fresh = plan && plan->fresh();
       if (!fresh) {
-        plan = std::make_unique<Plan>(g, std::move(values), end, result_slots, result);
+        plan =
+            std::make_unique<Plan>(g, std::move(values), end, result_slots, plans_->arena, result);
         plans_->latest_op_types = plan->op_types();
         plans_->Trim(key);
       }

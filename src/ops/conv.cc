@@ -33,6 +33,7 @@
 
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/tuning_cache.h"
+#include "ops/fused_activation.h"
 #include "ops/grad_util.h"
 #include "ops/window.h"
 #include "singa/ops/fused_conv.h"
@@ -212,15 +213,9 @@ void Epilogue(const Tensor& out, const Tensor& z_in, const ConvAttrs& a) {
   const Tensor z = z_in.defined() ? z_in.Contiguous() : Tensor();
   const float* zp = z.defined() ? static_cast<const float*>(z.raw_data()) : nullptr;
   const int64_t n = out.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    float v = y[i] + (zp ? zp[i] : 0.f);
-    if (a.activation == "Relu") v = std::max(v, 0.f);
-    if (a.activation == "LeakyRelu") v = v < 0 ? a.alpha * v : v;
-    if (a.activation == "Clip") v = std::min(std::max(v, a.alpha), a.beta);
-    if (a.activation == "Swish") v = v / (1.f + std::exp(-v));
-    if (a.activation == "HardSwish") v = v * std::min(std::max(v / 6.f + 0.5f, 0.f), 1.f);
-    y[i] = v;
-  }
+  if (zp)
+    for (int64_t i = 0; i < n; ++i) y[i] += zp[i];
+  ops::ApplyFusedActivation(y, n, a.activation, a.alpha, a.beta);
 }
 
 bool HasEpilogue(KernelCtx& k, const ConvAttrs& a) {
@@ -400,7 +395,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
   if (a.activation == "Swish") post.append_eltwise(dnnl::algorithm::eltwise_swish, 1.f, 0.f);
   if (a.activation == "HardSwish")
     post.append_eltwise(dnnl::algorithm::eltwise_hardswish, 1.f / 6, 0.5f);
-  dnnl::primitive_attr pattr;
+  dnnl::primitive_attr pattr = du::UserScratchpad();
   pattr.set_post_ops(post);
 
   std::vector<ConvPrim> cands;

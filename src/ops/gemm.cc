@@ -18,6 +18,7 @@
 
 #include "kernels/cpu/matmul.h"
 #include "ops/common.h"
+#include "ops/fused_activation.h"
 
 namespace singa {
 namespace {
@@ -95,14 +96,8 @@ void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
 }
 
 void Activate(const Tensor& y, const GemmAttrs& a) {
-  float* v = static_cast<float*>(y.raw_data());
-  const int64_t n = y.numel();
-  if (a.activation == "Relu")
-    for (int64_t i = 0; i < n; ++i) v[i] = std::max(v[i], 0.f);
-  if (a.activation == "LeakyRelu")
-    for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a.act_alpha * v[i] : v[i];
-  if (a.activation == "Clip")
-    for (int64_t i = 0; i < n; ++i) v[i] = std::min(std::max(v[i], a.act_alpha), a.act_beta);
+  ops::ApplyFusedActivation(static_cast<float*>(y.raw_data()), y.numel(), a.activation, a.act_alpha,
+                            a.act_beta);
 }
 
 SpecList FusedGemmInfer(const InferCtx& c, const GemmAttrs& a) {

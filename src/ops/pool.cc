@@ -200,7 +200,7 @@ std::optional<PoolPrim> MakePool(dnnl::algorithm alg, const Tensor& x, const Ten
   auto make = [&](const memory::desc& xd, const memory::desc& yd) {
     return dnnl::pooling_forward::primitive_desc(du::Engine(), dnnl::prop_kind::forward_inference,
                                                  alg, xd, yd, strides, kernel, dilation, pad_l,
-                                                 pad_r);
+                                                 pad_r, du::UserScratchpad());
   };
   try {
     const memory::desc xd = du::PlainDesc(x.shape(), x.dtype()),

@@ -705,6 +705,57 @@ def test_plans_for_ever_new_shapes_stay_bounded():
     assert rep._rep.num_plans == 8
 
 
+def _conv_bn_model():
+    """x[1,8,8,W] -> Conv -> BatchNormalization -> Relu -> MaxPool -> Conv: the
+    fold, a pooling and blocked layouts in each plan."""
+    rng = np.random.default_rng(3)
+
+    def init(name, shape, scale=0.2, offset=0.0):
+        return numpy_helper.from_array(
+            (rng.standard_normal(shape) * scale + offset).astype(np.float32), name)
+
+    inits = [init("W1", (16, 8, 3, 3)), init("W2", (16, 16, 3, 3)),
+             init("s", (16,), 0.1, 1.0), init("b", (16,)), init("m", (16,)),
+             init("v", (16,), 0.1, 1.0)]
+    inits[-1].CopyFrom(numpy_helper.from_array(np.abs(numpy_helper.to_array(inits[-1])), "v"))
+    nodes = [helper.make_node("Conv", ["x", "W1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c1", "s", "b", "m", "v"], ["n1"]),
+             helper.make_node("Relu", ["n1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p1", "W2"], ["y"], pads=[1, 1, 1, 1])]
+    graph = helper.make_graph(
+        nodes, "convbn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, "W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_plans_for_many_shapes_share_one_arena_and_stay_correct():
+    """The plans of one model replay one at a time and share one memory
+    arena: after the widest input, seven narrower ones add no arena, and
+    calls that alternate between plans still give each shape's results."""
+    model = _conv_bn_model()
+    rep = sonnx.prepare(model, "CPU")
+    rng = np.random.default_rng(0)
+    xs = {w: rng.standard_normal((1, 8, 8, w)).astype(np.float32) for w in range(64, 32, -4)}
+    want = {w: _ort(model, x) for w, x in xs.items()}
+    rep.run([xs[64]])
+    widest = rep._rep.plan_arena_bytes
+    assert widest >= 16 * 8 * 64 * 4  # at least the first Conv's result
+    for w, x in xs.items():
+        np.testing.assert_allclose(_np(rep.run([x]))[0], want[w], rtol=RTOL, atol=ATOL)
+    assert rep._rep.num_plans == 8
+    assert rep._rep.plan_arena_bytes == widest
+    for w in [64, 36, 60, 40, 64, 36]:
+        np.testing.assert_allclose(_np(rep.run([xs[w]]))[0], want[w], rtol=RTOL, atol=ATOL)
+        assert rep.profile([xs[w]]).replayed
+    # Wider than any before: a larger arena, which the next plans share.
+    rep.run([rng.standard_normal((1, 8, 8, 128)).astype(np.float32)])
+    grown = rep._rep.plan_arena_bytes - widest
+    assert grown >= 1.5 * widest
+    rep.run([rng.standard_normal((1, 8, 8, 100)).astype(np.float32)])
+    assert rep._rep.plan_arena_bytes == widest + grown
+
+
 def _resize_model(opset, scales, constant_node):
     """Relu, then a nearest Resize by float `scales`: an initializer, or a
     Constant node's value."""

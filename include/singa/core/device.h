@@ -32,6 +32,16 @@ class Block;
 class DeviceRuntime;
 class Tensor;
 
+// Memory that recordings take turns in: the plans of one model for inputs
+// of different shapes, which never replay at once and keep nothing in their
+// arenas from one replay to the next. Each is placed from the start; one
+// that needs more gets a new arena (at least half again as large), which
+// later ones share, while the plans placed before keep the old one alive.
+struct SharedArena {
+  std::shared_ptr<void> memory;
+  size_t bytes = 0;
+};
+
 struct Device {
   DeviceType type = DeviceType::kCpu;
   int index = 0;
@@ -65,8 +75,9 @@ struct Device {
   // Places the blocks the recorded graph creates (those not yet allocated)
   // in one arena, sharing memory between blocks whose lifetimes in the
   // recording do not overlap. Blocks of `keep` (results read after a replay)
-  // get memory of their own. Returns the arena's size in bytes.
-  size_t PlanGraphMemory(std::span<const Tensor> keep) const;
+  // get memory of their own. Returns the arena's size in bytes. With
+  // `shared`, the arena is that one's.
+  size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr) const;
   // Waits for the device's queued work (a GPU's stream); CPU ops complete
   // before Exec returns.
   void Sync() const;
@@ -139,7 +150,7 @@ class DeviceRuntime {
   void ResetGraph() { graph_.clear(); }
   // Moves the recording out (a captured step keeps and replays its own).
   std::vector<Op> TakeGraph() { return std::exchange(graph_, {}); }
-  size_t PlanGraphMemory(std::span<const Tensor> keep);
+  size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr);
   size_t graph_size() const { return graph_.size(); }
   std::mt19937_64& rng() { return rng_; }
   int verbosity = 0;

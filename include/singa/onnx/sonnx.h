@@ -154,9 +154,12 @@ class SingaRep {
   // one memory plan. Off, every run walks the prepared nodes. On by default.
   void set_use_plan(bool on);
   bool use_plan() const;
-  // How many plans exist (one per signature), and the op types of the
-  // latest one's nodes after folding and fusion: for tests and tools.
+  // How many plans exist (one per signature), the bytes of the memory
+  // arenas they hold (they share one; a plan placed before it grew holds
+  // an older one), and the op types of the latest one's nodes after
+  // folding and fusion: for tests and tools.
   size_t num_plans() const;
+  size_t plan_arena_bytes() const;
   std::vector<std::string> planned_op_types() const;
 
   // Stops the runs in progress on this model, from any thread: they throw

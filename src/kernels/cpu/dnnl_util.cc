@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "singa/core/error.h"
@@ -87,8 +89,38 @@ void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memor
         impl)
       NoteKernel(impl);
   }
-  p.execute(Stream(), args);
+  const_dnnl_memory_desc_t scratch =
+      dnnl_primitive_desc_query_md(p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+  const size_t bytes = scratch ? dnnl_memory_desc_get_size(scratch) : 0;
+  if (bytes == 0) {
+    p.execute(Stream(), args);
+    Stream().wait();
+    return;
+  }
+  struct Buffer {
+    std::unique_ptr<char, decltype(&std::free)> data{nullptr, &std::free};
+    size_t bytes = 0;
+  };
+  thread_local Buffer buffer;
+  if (buffer.bytes < bytes) {
+    const size_t rounded = (bytes + 4095) / 4096 * 4096;
+    buffer.data.reset(static_cast<char*>(std::aligned_alloc(4096, rounded)));
+    SINGA_CHECK(buffer.data, MemoryError,
+                "oneDNN: no memory for a scratchpad of " << bytes << " bytes");
+    buffer.bytes = rounded;
+  }
+  dnnl_memory_t mem = nullptr;
+  dnnl::error::wrap_c_api(dnnl_memory_create(&mem, scratch, Engine().get(), buffer.data.get()),
+                          "could not create a scratchpad memory");
+  auto with = args;
+  with[DNNL_ARG_SCRATCHPAD] = dnnl::memory(mem);
+  p.execute(Stream(), with);
   Stream().wait();
+}
+
+dnnl::primitive_attr UserScratchpad(dnnl::primitive_attr attr) {
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
 }
 
 dnnl::memory ScratchMem(const dnnl::memory::desc& desc, Tensor& holder) {
@@ -124,16 +156,18 @@ dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
                          [&](const Entry& e) { return e.from == from && e.want == want; });
   if (it != entries.end() && it->version == block->version() && it->holder.defined())
     return dnnl::memory(want, Engine(), it->holder.raw_data());
-  if (it == entries.end())
+  if (it == entries.end()) {
+    // A new entry: first drop the packed copies of freed weights (a plan
+    // dropped for another input shape takes its folded weights with it).
+    for (auto& [k, v] : *cache)
+      if (&v != &entries) std::erase_if(v, [](const Entry& e) { return e.block.expired(); });
+    std::erase_if(*cache,
+                  [&](const auto& kv) { return kv.second.empty() && &kv.second != &entries; });
     it = entries.insert(entries.end(), Entry{block, 0, from, want, Tensor()});
+  }
   dnnl::memory packed = ScratchMem(want, it->holder);
   Reorder(reorder_key, dnnl::memory(from, Engine(), w.raw_data()), packed);
   it->version = block->version();
-  if (cache->size() > 4096)
-    std::erase_if(*cache, [](const auto& kv) {
-      return std::all_of(kv.second.begin(), kv.second.end(),
-                         [](const Entry& e) { return e.block.expired(); });
-    });
   return packed;
 }
 

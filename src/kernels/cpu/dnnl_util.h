@@ -40,8 +40,16 @@ using cpu::ChannelBlock;
 // That layout for `spatial_dims` (1 to 3) spatial dimensions.
 dnnl::memory::format_tag BlockedTag(int64_t spatial_dims);
 
-// Runs a primitive on the shared stream and waits for it.
+// Runs a primitive on the shared stream and waits for it. A primitive
+// made with UserScratchpad gets its scratchpad from a buffer of the calling
+// thread's, which grows to the largest one asked for.
 void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args);
+
+// `attr` with the scratchpad left to Execute: a primitive otherwise holds
+// a scratchpad of its own for its life, and a cache of primitives, one per
+// input shape, holds them all (a pooling's is as large as its input: 74 MiB
+// over a stream of 40 text-line widths).
+dnnl::primitive_attr UserScratchpad(dnnl::primitive_attr attr = {});
 
 // The cache: `make` runs once per key and thread count; the value lives for
 // the process. Thread-safe. Keys should name the op and everything the value
@@ -72,7 +80,7 @@ void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memor
 // inference reorders each layer's weights once, whatever sizes its inputs
 // come in; training, which writes the weights every step, reorders them once
 // per step. `reorder_key` keys the reorder primitive. Entries of freed
-// weights are dropped as the cache grows.
+// weights are dropped whenever a new entry is made.
 dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
                            const dnnl::memory::desc& want, const std::string& reorder_key);
 

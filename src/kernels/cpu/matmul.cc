@@ -61,7 +61,7 @@ std::shared_ptr<MatMulPrim> GetPrim(const Tensor& a, const Tensor& b, const Tens
       dnnl::post_ops ops;
       if (alpha != 1.0f) ops.append_eltwise(dnnl::algorithm::eltwise_linear, alpha, 0.0f);
       if (beta != 0.0f) ops.append_sum(beta);
-      dnnl::primitive_attr attr;
+      dnnl::primitive_attr attr = dnnl_util::UserScratchpad();
       attr.set_post_ops(ops);
       dnnl::matmul::primitive_desc pd(dnnl_util::Engine(), p->a, p->b, p->y, attr);
       if (std::string(pd.impl_info_str()).starts_with("ref")) return nullptr;
@@ -171,11 +171,12 @@ bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tens
       const memory::desc wei(dnnl_util::Dims(w.shape()), dnnl_util::ToDnnl(dt),
                              memory::format_tag::any);
       const auto prop = dnnl::prop_kind::forward_inference;
-      auto pd = bias.defined()
-                    ? dnnl::inner_product_forward::primitive_desc(
-                          dnnl_util::Engine(), prop, src, wei, dnnl_util::PlainDesc({n}, dt), dst)
-                    : dnnl::inner_product_forward::primitive_desc(dnnl_util::Engine(), prop, src,
-                                                                  wei, dst);
+      const dnnl::primitive_attr attr = dnnl_util::UserScratchpad();
+      auto pd = bias.defined() ? dnnl::inner_product_forward::primitive_desc(
+                                     dnnl_util::Engine(), prop, src, wei,
+                                     dnnl_util::PlainDesc({n}, dt), dst, attr)
+                               : dnnl::inner_product_forward::primitive_desc(
+                                     dnnl_util::Engine(), prop, src, wei, dst, attr);
       if (std::string_view(pd.impl_info_str()).starts_with("ref")) return nullptr;
       return std::make_shared<Prim>(Prim{dnnl::inner_product_forward(pd), pd.weights_desc()});
     } catch (const dnnl::error&) {

@@ -9,10 +9,57 @@
 // parameter, when the BatchNormalization trains (training_mode, spatial = 0,
 // running mean/var outputs used), or when a tensor is not float32 or the
 // scale does not match W's output channels.
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+
 #include "onnx/passes/pass.h"
 
 namespace singa::sonnx {
 namespace {
+
+// The folded weights and bias of the tensors (W, B, scale, bias, mean,
+// var) at their versions, kept while the tensors live: a model run on
+// inputs of many shapes builds a plan per shape, and its plans share one
+// folded W (and so one packed copy of it) instead of folding anew.
+std::pair<Tensor, Tensor> FoldedOnce(const std::array<const Tensor*, 6>& in, float eps,
+                                     const std::function<std::pair<Tensor, Tensor>()>& fold) {
+  struct Entry {
+    std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> sources;
+    std::pair<Tensor, Tensor> folded;
+  };
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, Entry>();
+  char eps_hex[32];
+  std::snprintf(eps_hex, sizeof(eps_hex), "%a", eps);
+  std::string key = eps_hex;
+  std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> sources;
+  for (const Tensor* t : in) {
+    key += ";";
+    if (!t->defined()) continue;
+    key += std::to_string(reinterpret_cast<uintptr_t>(t->raw_data())) + ToString(t->shape());
+    auto block = internal::BlockOf(*t);
+    sources.emplace_back(block, block->version());
+  }
+  auto same = [&](const Entry& e) {
+    for (size_t i = 0; i < sources.size(); ++i)
+      if (e.sources[i].first.lock() != sources[i].first.lock() ||
+          e.sources[i].second != sources[i].second)
+        return false;
+    return true;
+  };
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache->find(key); it != cache->end() && same(it->second)) return it->second.folded;
+  std::erase_if(*cache, [](const auto& kv) {
+    return std::any_of(kv.second.sources.begin(), kv.second.sources.end(),
+                       [](const auto& s) { return s.first.expired(); });
+  });
+  Entry& e = (*cache)[key];
+  e = Entry{std::move(sources), fold()};
+  return e.folded;
+}
 
 bool Fold(PassCtx& ctx, Node& conv, const Node& bn) {
   const Graph& g = ctx.source;
@@ -34,12 +81,15 @@ bool Fold(PassCtx& ctx, Node& conv, const Node& bn) {
   if (scale.ndim() != 1 || scale.dim(0) != w.dim(0)) return false;
   const float eps = AttrOf<float>(bn, "epsilon").value_or(1e-5f);
   const Device dev = ctx.graph.device;
-  Tensor s = Call1("Div", {scale, Call1("Sqrt", {Call1("Add", {var, Tensor::Scalar(eps, dev)})})});
-  Shape per_channel(w.ndim(), 1);
-  per_channel[0] = w.dim(0);
-  Tensor w2 = Call1("Mul", {w, s.Reshape(per_channel)});
-  Tensor centered = b.defined() ? Call1("Sub", {b, mean}) : Call1("Neg", {mean});
-  Tensor b2 = Call1("Add", {Call1("Mul", {centered, s}), bias});
+  auto [w2, b2] = FoldedOnce({&w, &b, &scale, &bias, &mean, &var}, eps, [&] {
+    Tensor s =
+        Call1("Div", {scale, Call1("Sqrt", {Call1("Add", {var, Tensor::Scalar(eps, dev)})})});
+    Shape per_channel(w.ndim(), 1);
+    per_channel[0] = w.dim(0);
+    Tensor centered = b.defined() ? Call1("Sub", {b, mean}) : Call1("Neg", {mean});
+    return std::pair{Call1("Mul", {w, s.Reshape(per_channel)}),
+                     Call1("Add", {Call1("Mul", {centered, s}), bias})};
+  });
   for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
     if (t->defined()) {
       auto block = internal::BlockOf(*t);
