@@ -86,9 +86,16 @@ void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
     const Tensor& c = o.c;
     const bool bias_row = c.defined() && attrs.beta == 1.0f && c.numel() == y.dim(1) &&
                           (c.ndim() == 1 || (c.ndim() == 2 && c.dim(0) == 1));
-    if (attrs.alpha == 1.0f && (!c.defined() || bias_row) &&
-        cpu::DnnlLinear(o.a, o.b.Transpose(), c, y))
-      return;
+    const int64_t m = y.dim(0), n = y.dim(1), kk = o.a.dim(1);
+    if (attrs.alpha == 1.0f && (!c.defined() || bias_row)) {
+      if (dt == DType::kFloat32 && m * n * kk <= cpu::kSmallMatMul && o.a.is_contiguous()) {
+        const Tensor bias = c.defined() ? c.Contiguous() : Tensor();
+        cpu::SmallMatMul(o.a.data<float>(), cpu::TransposedWeights(o.b.Transpose()),
+                         bias.defined() ? bias.data<float>() : nullptr, y.data<float>(), m, kk, n);
+        return;
+      }
+      if (cpu::DnnlLinear(o.a, o.b.Transpose(), c, y)) return;
+    }
     if (o.c.defined()) y.CopyFrom(o.c.BroadcastTo(y.shape()));
     if (cpu::DnnlMatMul(o.a, o.b, y, attrs.alpha, o.c.defined() ? attrs.beta : 0.0f)) return;
   }

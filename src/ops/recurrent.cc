@@ -257,9 +257,10 @@ class RowsProduct {
   void operator()(const Tensor& a, const Tensor& y) {
     if (y.numel() == 0) return;
     const int64_t m = a.dim(0), k = a.dim(1), n = y.dim(1);
-    if (fast_ && m * n * k <= kSmallProduct && a.dtype() == DType::kFloat32 && a.is_contiguous()) {
+    if (fast_ && m * n * k <= cpu::kSmallMatMul && a.dtype() == DType::kFloat32 &&
+        a.is_contiguous()) {
       if (!rows_tp_) rows_tp_ = cpu::TransposedWeights(rows_);
-      return cpu::SmallMatMul(a.data<float>(), rows_tp_, y.data<float>(), m, k, n);
+      return cpu::SmallMatMul(a.data<float>(), rows_tp_, nullptr, y.data<float>(), m, k, n);
     }
     if (fast_ && cpu::DnnlLinear(a, rows_, Tensor(), y)) return;
     if (!rows_t_.defined()) rows_t_ = rows_.Transpose().Contiguous();
@@ -267,8 +268,6 @@ class RowsProduct {
   }
 
  private:
-  // Multiply-adds up to which SmallMatMul beats a oneDNN call.
-  static constexpr int64_t kSmallProduct = int64_t{1} << 18;
   Tensor rows_, rows_t_;
   const float* rows_tp_ = nullptr;
   bool fast_;

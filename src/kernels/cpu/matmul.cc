@@ -135,10 +135,14 @@ const float* TransposedWeights(const Tensor& w) {
       dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, key).get_data_handle());
 }
 
-void SmallMatMul(const float* a, const float* wt, float* y, int64_t m, int64_t k, int64_t n) {
+void SmallMatMul(const float* a, const float* wt, const float* bias, float* y, int64_t m, int64_t k,
+                 int64_t n) {
   for (int64_t i = 0; i < m; ++i) {
     float* yr = y + i * n;
-    std::fill(yr, yr + n, 0.f);
+    if (bias)
+      std::copy(bias, bias + n, yr);
+    else
+      std::fill(yr, yr + n, 0.f);
     for (int64_t j = 0; j < k; ++j) {
       const float av = a[i * k + j];
       const float* r = wt + j * n;

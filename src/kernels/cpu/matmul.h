@@ -34,10 +34,14 @@ bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tens
 // until w's next version or the next call for w.
 const float* TransposedWeights(const Tensor& w);
 
-// y [M, N] = a [M, K] @ wt [K, N], dense float32, as loops over y's rows
-// that the compiler vectorizes: for products so small (one recurrent step's)
-// that a oneDNN call costs more than the product.
-void SmallMatMul(const float* a, const float* wt, float* y, int64_t m, int64_t k, int64_t n);
+// y [M, N] = a [M, K] @ wt [K, N] (+ bias [N] when not null), dense
+// float32, as loops over y's rows that the compiler vectorizes: for products
+// so small (a recurrent step's, a batch-1 Gemm's) that a oneDNN call costs
+// more than the product.
+void SmallMatMul(const float* a, const float* wt, const float* bias, float* y, int64_t m, int64_t k,
+                 int64_t n);
+// Multiply-adds up to which SmallMatMul beats a oneDNN call.
+inline constexpr int64_t kSmallMatMul = int64_t{1} << 18;
 
 // The plain-loop kernel for every MatMul/Gemm dtype: accumulates in Acc<T>
 // (in T for integers, which wrap as numpy's do). c, when defined,
