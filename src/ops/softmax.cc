@@ -2,14 +2,17 @@
 // versions, which coerce the input to 2-D at `axis` and normalize over
 // everything from `axis` on. Both are an (outer, n, inner) view of the input
 // normalized over n. Float dtypes compute in Acc<T>; oneDNN softmax (accurate
-// or log) is the fast path for float32/bfloat16/float16.
+// or log) is the fast path for float32/bfloat16/float16, and for float32
+// along an axis with inner > 1 a loop of our own (InnerAxis).
 // https://onnx.ai/onnx/operators/onnx__Softmax.html
 // https://onnx.ai/onnx/operators/onnx__LogSoftmax.html
 // https://onnx.ai/onnx/operators/onnx__Hardmax.html
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/fast_math.h"
 #include "ops/common.h"
 #include "ops/grad_util.h"
 
@@ -93,6 +96,53 @@ void Loop(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
   });
 }
 
+// The fast kernel for float32 Softmax and LogSoftmax along an axis with
+// inner > 1 (a detector's box distribution over [1, 16, 4, anchors]),
+// where oneDNN has only its serial reference kernel and the loop above
+// reads n strided values per output: per outer index and block of inner
+// positions, the max, one cpu::FastExp per element and the sum run along
+// the inner positions, which are contiguous (vector code).
+bool InnerAxis(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
+  if (mode == Mode::kHardmax || x_in.dtype() != DType::kFloat32 || v.inner == 1 || y.numel() == 0)
+    return false;
+  const Tensor x = x_in.Contiguous();
+  const float* px = x.data<float>();
+  float* py = y.data<float>();
+  constexpr int64_t kBlock = 256;
+  const int64_t n = v.n, inner = v.inner, blocks = (inner + kBlock - 1) / kBlock;
+  ParallelFor(0, v.outer * blocks, std::max<int64_t>(1, cpu::kElementwiseGrain / (n * kBlock)),
+              [&](int64_t lo, int64_t hi) {
+                float m[kBlock], s[kBlock];
+                for (int64_t t = lo; t < hi; ++t) {
+                  const int64_t i0 = (t % blocks) * kBlock, len = std::min(kBlock, inner - i0);
+                  const float* xs = px + (t / blocks) * n * inner + i0;
+                  float* ys = py + (t / blocks) * n * inner + i0;
+                  std::copy(xs, xs + len, m);
+                  for (int64_t j = 1; j < n; ++j)
+                    for (int64_t i = 0; i < len; ++i)
+                      m[i] = xs[j * inner + i] > m[i] ? xs[j * inner + i] : m[i];
+                  std::fill(s, s + len, 0.f);
+                  for (int64_t j = 0; j < n; ++j)
+                    for (int64_t i = 0; i < len; ++i) {
+                      const float e = cpu::FastExp(xs[j * inner + i] - m[i]);
+                      s[i] += e;
+                      ys[j * inner + i] = e;
+                    }
+                  if (mode == Mode::kLogSoftmax) {
+                    for (int64_t i = 0; i < len; ++i) s[i] = m[i] + std::log(s[i]);
+                    for (int64_t j = 0; j < n; ++j)
+                      for (int64_t i = 0; i < len; ++i)
+                        ys[j * inner + i] = xs[j * inner + i] - s[i];
+                  } else {
+                    for (int64_t i = 0; i < len; ++i) s[i] = 1.f / s[i];
+                    for (int64_t j = 0; j < n; ++j)
+                      for (int64_t i = 0; i < len; ++i) ys[j * inner + i] *= s[i];
+                  }
+                }
+              });
+  return true;
+}
+
 // oneDNN softmax over dim 1 of (outer, n, inner); false when it cannot run.
 bool Dnnl(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
   const DType dt = x_in.dtype();
@@ -129,7 +179,8 @@ template <Mode M, bool kFast>
 void Forward13(KernelCtx& k, const AxisAttrs& a) {
   const Tensor& x = k.input(0);
   const View v = MakeView(x.shape(), NormalizeAxis(a.axis, x.ndim(), "Softmax"), false);
-  if (!kFast || !Dnnl(x, k.output(0), v, M)) Loop(x, k.output(0), v, M);
+  if (!kFast || !(InnerAxis(x, k.output(0), v, M) || Dnnl(x, k.output(0), v, M)))
+    Loop(x, k.output(0), v, M);
 }
 
 template <Mode M, bool kFast>

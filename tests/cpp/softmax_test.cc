@@ -2,6 +2,8 @@
 // opset 1/11 coercion to 2-D (which onnx's reference evaluator does not do).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "op_table.h"
 
 namespace singa::testing {
@@ -18,6 +20,31 @@ TEST(Softmax, OneDnnRows) {
     CheckRow({op, {{0, 5}}, {}, kDnnlFloats});
     CheckRow({op, {{5, 0}}, {}, kDnnlFloats});
     CheckRow({op, {{32, 1000}}, {}, kDnnlFloats});
+  }
+}
+
+TEST(Softmax, InnerAxisRows) {
+  // float32 along an axis with positions after it: the fast kernel's own
+  // loop, blocks of 256 inner positions (one partial), split over threads.
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    CheckRow({op, {{1, 16, 4, 2100}}, {{"axis", int64_t{1}}}, {DType::kFloat32}});
+    CheckRow({op, {{3, 5, 300}}, {{"axis", int64_t{1}}}, {DType::kFloat32}});
+    CheckRow({op, {{2, 3, 4}}, {{"axis", int64_t{0}}}, {DType::kFloat32}});
+    CheckRow({op, {{6, 1, 7}}, {{"axis", int64_t{1}}}, {DType::kFloat32}});
+  }
+}
+
+TEST(Softmax, InnerAxisMasksWithMinusInfinityToExactZeros) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x = Tensor::FromVector<float>({2, 2}, {-inf, 0.f, 0.f, 0.f});
+  for (KernelVariant v : {KernelVariant::kFast, KernelVariant::kReference}) {
+    KernelVariantGuard guard(v);
+    EXPECT_EQ(Call1("Softmax", {x}, {{"axis", int64_t{0}}}).ToVector<float>(),
+              (std::vector<float>{0.f, 0.5f, 1.f, 0.5f}));
+    const std::vector<float> log =
+        Call1("LogSoftmax", {x}, {{"axis", int64_t{0}}}).ToVector<float>();
+    EXPECT_EQ(log[0], -inf);
+    EXPECT_EQ(log[2], 0.f);
   }
 }
 
