@@ -5,9 +5,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <dnnl.hpp>
 #include <filesystem>
 #include <fstream>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <sstream>
 
 namespace singa::cpu {
