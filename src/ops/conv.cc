@@ -354,9 +354,11 @@ size_t Fastest(size_t n, Run&& run) {
 // 3-10 rounds, keeping each one's minimum; the fastest is kept for the key.
 // The pick is also kept for the key's shape class (`family`: the same
 // convolution with the batch and spatial sizes rounded down to powers of
-// two, at this thread count): a model called on inputs of ever new sizes
-// (text lines of any width) times its convolutions once per class, and a
-// new size of a known class builds the class's pick alone. The picks are
+// two): a model called on inputs of ever new sizes (text lines of any
+// width) times its convolutions once per class, and a new size of a known
+// class builds the class's pick alone. The class leaves out the thread
+// count: a busy machine switches ops to one thread (parallel.h), and
+// timing every class again then would be slow and noisy. The picks are
 // kept across processes (cpu::TuningFile::Layouts()): a model's first run
 // in a new process times only classes no earlier process timed. A pick
 // that is not one of the candidates built here is timed again.
@@ -477,7 +479,7 @@ std::string ShapeClass(const std::string& key, const Tensor& x) {
   std::string family = key;
   const std::string exact = ToString(x.shape());
   family.replace(family.find(exact), exact.size(), ToString(rounded));
-  return family + ";threads" + std::to_string(ActiveThreads());
+  return family;
 }
 
 void AppendInts(std::string& key, const std::vector<int64_t>& v) {
