@@ -50,6 +50,10 @@ TEST(FastMath, SigmoidAndTanhAreWithin2e7AbsoluteAndRelative) {
   EXPECT_LE(sig_rel, 2e-7);
   EXPECT_LE(tanh_abs, 2e-7);
   EXPECT_LE(tanh_rel, 2e-7);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(FastExp(nan)));
+  EXPECT_TRUE(std::isnan(FastSigmoid(nan)));
+  EXPECT_TRUE(std::isnan(FastTanh(nan)));
   EXPECT_EQ(FastTanh(0.f), 0.f);
   EXPECT_EQ(FastTanh(50.f), 1.f);
   EXPECT_EQ(FastTanh(-50.f), -1.f);

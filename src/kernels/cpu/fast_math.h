@@ -14,9 +14,11 @@ namespace singa::cpu {
 // (minimax) polynomial, 2^n by building the exponent bits. 0 below -87.3
 // (where e^x is no longer a normal float: a softmax's -inf stays 0), 3.4e38
 // from 88.7 on.
-inline float FastExp(float x) {
-  const bool zero = x < -87.33654f;
-  x = zero ? -87.33654f : (x > 88.72283f ? 88.72283f : x);
+inline float FastExp(float in) {
+  const bool zero = in < -87.33654f, nan = in != in;
+  // A NaN goes through as 0 (converting it to an int is undefined) and
+  // comes out as NaN.
+  const float x = zero ? -87.33654f : (in > 88.72283f ? 88.72283f : (nan ? 0.0f : in));
   const float n = __builtin_rintf(x * 1.44269504f);
   float r = x - n * 0.693359375f;  // ln2 in two parts, the first exact
   r = r - n * -2.12194440e-4f;
@@ -31,7 +33,7 @@ inline float FastExp(float x) {
   const int32_t e = static_cast<int32_t>(n);
   const float half = std::bit_cast<float>((e / 2 + 127) << 23);
   const float rest = std::bit_cast<float>((e - e / 2 + 127) << 23);
-  return zero ? 0.0f : p * half * rest;
+  return nan ? in : (zero ? 0.0f : p * half * rest);
 }
 
 inline float FastSigmoid(float x) { return 1.0f / (1.0f + FastExp(-x)); }
