@@ -278,6 +278,19 @@ TEST(FuseConvEpilogue, ClipTakesItsConstantBounds) {
   EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv"}));
 }
 
+// c -> Add(c, plus) -> Clip(zero, six) -> Mul(c, .) -> `last` (Div or Mul)
+// by `by` -> y, Paddle's HardSwish with these constants (Add's operands
+// swapped with `plus_first`).
+void AddHardSwishChain(TestGraph& t, const std::string& plus, const std::string& last,
+                       const std::string& by, bool plus_first = false) {
+  t.Op("Add",
+       plus_first ? std::vector<std::string>{plus, "c"} : std::vector<std::string>{"c", plus}, "a");
+  t.Op("Clip", {"a", "zero", "six"}, "g");
+  t.Op("Mul", {"c", "g"}, "m");
+  t.Op(last, {"m", by}, "y");
+  t.Output("y");
+}
+
 TEST(FuseConvEpilogue, SpelledOutSiluAndHardSwishBecomeTheirActivations) {
   // SiLU: Mul(c, Sigmoid(c)), either order.
   for (bool swap : {false, true}) {
@@ -304,11 +317,7 @@ TEST(FuseConvEpilogue, SpelledOutSiluAndHardSwishBecomeTheirActivations) {
     t.Param("zero", Tensor::Scalar(0.f));
     t.Param("six", Tensor::Scalar(6.f));
     t.Param("sixth", Tensor::Scalar(1.f / 6));
-    t.Op("Add", {"three", "c"}, "a");
-    t.Op("Clip", {"a", "zero", "six"}, "g");
-    t.Op("Mul", {"c", "g"}, "m");
-    t.Op(div ? "Div" : "Mul", {"m", div ? "six" : "sixth"}, "y");
-    t.Output("y");
+    AddHardSwishChain(t, "three", div ? "Div" : "Mul", div ? "six" : "sixth", true);
     PassCtx ctx = t.Ctx();
     FuseConvEpilogue(ctx);
     ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"FusedConv"}));
@@ -360,11 +369,7 @@ TEST(FuseConvEpilogue, GatedFormsThatAreNotTheActivationStay) {
   // A constant of higher rank broadcasts the result into another shape.
   EXPECT_EQ(types_after([](TestGraph& t) {
               t.Param("three5", Tensor::Full({1, 1, 1, 1, 1}, 3.0, DType::kFloat32));
-              t.Op("Add", {"c", "three5"}, "a");
-              t.Op("Clip", {"a", "zero", "six"}, "g");
-              t.Op("Mul", {"c", "g"}, "m");
-              t.Op("Div", {"m", "six"}, "y");
-              t.Output("y");
+              AddHardSwishChain(t, "three5", "Div", "six");
             }),
             (V{"Conv", "Add", "Clip", "Mul", "Div"}));
   // A third reader of the Conv's result.
@@ -384,21 +389,9 @@ TEST(FuseConvEpilogue, GatedFormsThatAreNotTheActivationStay) {
             }),
             (V{"Conv", "Tanh", "Mul"}));
   // x * Clip(x + 2, 0, 6) / 6 and x * Clip(x + 3, 0, 6) / 2 are not HardSwish.
-  EXPECT_EQ(types_after([](TestGraph& t) {
-              t.Op("Add", {"c", "two"}, "a");
-              t.Op("Clip", {"a", "zero", "six"}, "g");
-              t.Op("Mul", {"c", "g"}, "m");
-              t.Op("Div", {"m", "six"}, "y");
-              t.Output("y");
-            }),
+  EXPECT_EQ(types_after([](TestGraph& t) { AddHardSwishChain(t, "two", "Div", "six"); }),
             (V{"Conv", "Add", "Clip", "Mul", "Div"}));
-  EXPECT_EQ(types_after([](TestGraph& t) {
-              t.Op("Add", {"c", "three"}, "a");
-              t.Op("Clip", {"a", "zero", "six"}, "g");
-              t.Op("Mul", {"c", "g"}, "m");
-              t.Op("Div", {"m", "two"}, "y");
-              t.Output("y");
-            }),
+  EXPECT_EQ(types_after([](TestGraph& t) { AddHardSwishChain(t, "three", "Div", "two"); }),
             (V{"Conv", "Add", "Clip", "Mul", "Div"}));
 }
 
