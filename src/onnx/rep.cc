@@ -400,30 +400,28 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
   const int end = num_nodes + last_layers + 1;
   const bool cut = last_layers != -1;
 
-  ValueList values = ConstantValues(g);
   const size_t n_plain = g.inputs.size(), n_all = n_plain + g.shadowed_inputs.size();
   std::unordered_map<std::string, int64_t> symbols;
   if (inputs.size() == n_plain) {
-    for (size_t i = 0; i < n_plain; ++i) {
-      CheckInput(g.inputs[i], inputs[i], symbols);
-      values[g.input_slots[i]] = inputs[i];
-    }
+    for (size_t i = 0; i < n_plain; ++i) CheckInput(g.inputs[i], inputs[i], symbols);
   } else {
     SINGA_CHECK(inputs.size() == n_all && n_all > n_plain, ShapeError,
                 "SingaRep::Run: the model takes "
                     << n_plain << " input" << (n_plain == 1 ? "" : "s") << " ("
                     << DescribeAll(g.inputs) << "), got " << inputs.size());
-    // Values for every graph input, in the order inputs() then the inputs
-    // with initializers: the given values replace the initializers.
-    for (size_t i = 0; i < n_all; ++i) {
-      const bool plain = i < n_plain;
-      const ValueInfo& info = plain ? g.inputs[i] : g.shadowed_inputs[i - n_plain];
-      CheckInput(info, inputs[i], symbols);
-      values[plain ? g.input_slots[i] : g.shadowed_slots[i - n_plain]] = inputs[i];
-    }
+    // Every graph input, in the order inputs() then the inputs with
+    // initializers: the given values replace the initializers.
+    for (size_t i = 0; i < n_all; ++i)
+      CheckInput(i < n_plain ? g.inputs[i] : g.shadowed_inputs[i - n_plain], inputs[i], symbols);
   }
+  // The graph's values with the inputs bound: a replayed plan needs none.
+  const auto bound = [&] {
+    ValueList values = ConstantValues(g);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      values[i < n_plain ? g.input_slots[i] : g.shadowed_slots[i - n_plain]] = inputs[i];
+    return values;
+  };
 
-  std::vector<char> keep(values.size(), 0);
   std::vector<int> result_slots;
   if (cut) {
     for (int s : g.nodes[end - 1].outputs)
@@ -456,8 +454,7 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
       std::unique_ptr<Plan>& plan = entry.plan;
       const bool fresh = plan && plan->fresh();
       if (!fresh) {
-        plan =
-            std::make_unique<Plan>(g, std::move(values), end, result_slots, plans_->arena, result);
+        plan = std::make_unique<Plan>(g, bound(), end, result_slots, plans_->arena, result);
         plans_->latest_op_types = plan->op_types();
         plans_->Trim(key);
       }
@@ -471,6 +468,8 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
     return result;
   }
 
+  ValueList values = bound();
+  std::vector<char> keep(values.size(), 0);
   for (int s : result_slots) keep[s] = 1;
   {
     ProfileClock clock(profile);

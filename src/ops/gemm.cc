@@ -88,9 +88,9 @@ void GemmForward(KernelCtx& k, const GemmAttrs& attrs) {
                           (c.ndim() == 1 || (c.ndim() == 2 && c.dim(0) == 1));
     const int64_t m = y.dim(0), n = y.dim(1), kk = o.a.dim(1);
     if (attrs.alpha == 1.0f && (!c.defined() || bias_row)) {
-      if (dt == DType::kFloat32 && m * n * kk <= cpu::kSmallMatMul && o.a.is_contiguous()) {
+      if (dt == DType::kFloat32 && cpu::PanelMatMulFits(m, kk, n) && o.a.is_contiguous()) {
         const Tensor bias = c.defined() ? c.Contiguous() : Tensor();
-        cpu::SmallMatMul(o.a.data<float>(), cpu::TransposedWeights(o.b.Transpose()),
+        cpu::PanelMatMul(o.a.data<float>(), cpu::PanelWeights(o.b.Transpose()),
                          bias.defined() ? bias.data<float>() : nullptr, y.data<float>(), m, kk, n);
         return;
       }

@@ -245,8 +245,8 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& y, bool fast) {
 
 // y = a @ t[lo:hi]^T for a weight t [N, K] (a [M, K], y [M, hi - lo] dense).
 // The fast kernel runs a small product (a recurrent step's: batch rows by
-// the hidden size) as loops over the rows transposed once per weight
-// version (cpu::SmallMatMul): a oneDNN call costs more than such a product.
+// the hidden size) as loops over the rows packed once per weight version
+// (cpu::PanelMatMul): a oneDNN call costs more than such a product.
 // A larger one runs oneDNN's inner product on the rows as they are, packed
 // once per weight (cpu::DnnlLinear). The reference kernel multiplies by the
 // rows transposed once per call.
@@ -257,10 +257,10 @@ class RowsProduct {
   void operator()(const Tensor& a, const Tensor& y) {
     if (y.numel() == 0) return;
     const int64_t m = a.dim(0), k = a.dim(1), n = y.dim(1);
-    if (fast_ && m * n * k <= cpu::kSmallMatMul && a.dtype() == DType::kFloat32 &&
+    if (fast_ && cpu::PanelMatMulFits(m, k, n) && a.dtype() == DType::kFloat32 &&
         a.is_contiguous()) {
-      if (!rows_tp_) rows_tp_ = cpu::TransposedWeights(rows_);
-      return cpu::SmallMatMul(a.data<float>(), rows_tp_, nullptr, y.data<float>(), m, k, n);
+      if (!panels_) panels_ = cpu::PanelWeights(rows_);
+      return cpu::PanelMatMul(a.data<float>(), panels_, nullptr, y.data<float>(), m, k, n);
     }
     if (fast_ && cpu::DnnlLinear(a, rows_, Tensor(), y)) return;
     if (!rows_t_.defined()) rows_t_ = rows_.Transpose().Contiguous();
@@ -269,7 +269,7 @@ class RowsProduct {
 
  private:
   Tensor rows_, rows_t_;
-  const float* rows_tp_ = nullptr;
+  const float* panels_ = nullptr;
   bool fast_;
 };
 

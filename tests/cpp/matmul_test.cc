@@ -1,8 +1,11 @@
 // MatMul and Gemm: oneDNN fast path vs the plain-loop reference kernel,
 // non-contiguous (transposed) inputs, shapes against inference.
+#include "kernels/cpu/matmul.h"
+
 #include <gtest/gtest.h>
 
 #include "op_table.h"
+#include "singa/core/parallel.h"
 
 namespace singa::testing {
 namespace {
@@ -69,6 +72,9 @@ TEST(Gemm, FastMatchesReference) {
       {{{64, 96}, {96, 80}, {64, 80}}, {{"beta", 0.0f}}},
       {{{3, 0}, {0, 5}, {5}}, {{"beta", 2.0f}}},  // K = 0: beta * C
       {{{0, 4}, {4, 5}, {5}}, {}},
+      // A few rows by large weights: PanelMatMul over its panels, on threads.
+      {{{1, 1536}, {256, 1536}, {256}}, {{"transB", int64_t{1}}}},
+      {{{3, 700}, {700, 130}, {1, 130}}, {}},
   };
   for (const Row& r : rows) {
     CheckRow({"Gemm", r.inputs, r.attrs, kDnnlTypes});
@@ -83,6 +89,37 @@ TEST(Gemm, KnownValues) {
   Tensor y = Call1("Gemm", {a, b, c}, {{"alpha", 2.0f}, {"beta", 3.0f}, {"transB", int64_t{1}}});
   // A @ B^T = [[17, 23], [39, 53]]
   EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{37, 43, 81, 103}));
+}
+
+// PanelMatMul against the plain loops: every row remainder (1 to 4 rows at
+// the end), panels cut short, K odd (one row takes two steps of K at a
+// time), weights dense and transposed views, with and without a bias, on
+// one thread and on two.
+TEST(PanelMatMul, MatchesLoops) {
+  for (int threads : {1, 2}) {
+    SetNumThreads(threads);
+    for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 9})
+      for (int64_t k : {1, 3, 64, 131})
+        for (int64_t n : {1, 37, 64, 65, 300})
+          for (bool transposed : {false, true})
+            for (bool with_bias : {false, true}) {
+              const uint64_t seed = static_cast<uint64_t>(m * 1000 + k * 10 + n);
+              const Tensor a = RandomTensor({m, k}, DType::kFloat32, seed);
+              const Tensor w = transposed
+                                   ? RandomTensor({k, n}, DType::kFloat32, seed + 1).Transpose()
+                                   : RandomTensor({n, k}, DType::kFloat32, seed + 1);
+              const Tensor bias = RandomTensor({n}, DType::kFloat32, seed + 2);
+              Tensor y({m, n}, DType::kFloat32), want({m, n}, DType::kFloat32);
+              cpu::PanelMatMul(a.data<float>(), cpu::PanelWeights(w),
+                               with_bias ? bias.data<float>() : nullptr, y.data<float>(), m, k, n);
+              cpu::MatMulLoops(a, w.Transpose(), want, 1.0, with_bias ? 1.0 : 0.0,
+                               with_bias ? bias : Tensor());
+              EXPECT_LE(CloseRatio(y, want, 1e-5, 1e-5), 1.0)
+                  << "m " << m << " k " << k << " n " << n << " transposed " << transposed
+                  << " bias " << with_bias << " threads " << threads;
+            }
+  }
+  SetNumThreads(0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "kernels/cpu/loops.h"
@@ -82,6 +83,11 @@ void ConvertCopy(const Tensor& src, const Tensor& dst) {
           },
           "Cast");
     }
+    return;
+  }
+  if (sd == dd && src.is_contiguous() && dst.is_contiguous() && src.numel() == dst.numel()) {
+    if (src.numel() > 0)
+      std::memmove(dst.raw_data(), src.raw_data(), static_cast<size_t>(src.numel()) * SizeOf(sd));
     return;
   }
   if (sd == dd) {  // a plain (strided) copy by element size

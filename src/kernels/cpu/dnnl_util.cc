@@ -135,6 +135,14 @@ void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memor
 
 dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
                            const dnnl::memory::desc& want, const std::string& reorder_key) {
+  return PackedWeights(w, from, want, [&](const dnnl::memory& to) {
+    Reorder(reorder_key, dnnl::memory(from, Engine(), w.raw_data()), to);
+  });
+}
+
+dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
+                           const dnnl::memory::desc& want,
+                           const std::function<void(const dnnl::memory& to)>& pack) {
   struct Entry {
     std::weak_ptr<Block> block;
     uint64_t version = 0;
@@ -166,7 +174,7 @@ dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
     it = entries.insert(entries.end(), Entry{block, 0, from, want, Tensor()});
   }
   dnnl::memory packed = ScratchMem(want, it->holder);
-  Reorder(reorder_key, dnnl::memory(from, Engine(), w.raw_data()), packed);
+  pack(packed);
   it->version = block->version();
   return packed;
 }

@@ -83,6 +83,11 @@ void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memor
 // weights are dropped whenever a new entry is made.
 dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
                            const dnnl::memory::desc& want, const std::string& reorder_key);
+// The same for a layout of singa's own, which `pack` writes into `to` (of
+// the desc `want`, which names the layout).
+dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
+                           const dnnl::memory::desc& want,
+                           const std::function<void(const dnnl::memory& to)>& pack);
 
 // Appends shape/strides/dtype of t to a cache key.
 void AppendKey(std::string& key, const Tensor& t);

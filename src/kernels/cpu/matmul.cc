@@ -126,29 +126,101 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha, 
   return true;
 }
 
-const float* TransposedWeights(const Tensor& w) {
-  const dnnl::memory::desc want(dnnl_util::Dims(w.shape()), dnnl::memory::data_type::f32,
-                                dnnl::memory::format_tag::ba);
-  std::string key = "Transposed;";
-  dnnl_util::AppendKey(key, w);
-  return static_cast<const float*>(
-      dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, key).get_data_handle());
+namespace {
+
+// The vectors PanelMatMul computes in: one register of floats, and a panel
+// four of them wide.
+#ifdef __AVX512F__
+constexpr int kLanes = 16;
+#else
+constexpr int kLanes = 8;
+#endif
+constexpr int kPanelVectors = 4;
+constexpr int64_t kPanel = kLanes * kPanelVectors;
+using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+inline Vec Load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
 
-void SmallMatMul(const float* a, const float* wt, const float* bias, float* y, int64_t m, int64_t k,
-                 int64_t n) {
-  for (int64_t i = 0; i < m; ++i) {
-    float* yr = y + i * n;
-    if (bias)
-      std::copy(bias, bias + n, yr);
-    else
-      std::fill(yr, yr + n, 0.f);
-    for (int64_t j = 0; j < k; ++j) {
-      const float av = a[i * k + j];
-      const float* r = wt + j * n;
-      for (int64_t c = 0; c < n; ++c) yr[c] += av * r[c];
+inline void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+
+// Rows [0, MR) of y's columns [0, cols) from one panel p [K, kPanel]:
+// y[r][c] = bias[c] + sum_j a[r][j] * p[j][c]. One row alone takes two
+// steps of K at a time, so that eight sums are in flight, as four rows are.
+template <int MR>
+void PanelRows(const float* a, int64_t k, const float* p, const float* bias, float* y, int64_t ldy,
+               int64_t cols) {
+  Vec acc[MR][kPanelVectors] = {}, acc2[MR][kPanelVectors] = {};
+  int64_t j = 0;
+  if constexpr (MR == 1) {
+    for (; j + 2 <= k; j += 2, p += 2 * kPanel) {
+      const float a0 = a[j], a1 = a[j + 1];
+      for (int v = 0; v < kPanelVectors; ++v) {
+        acc[0][v] += a0 * Load(p + kLanes * v);
+        acc2[0][v] += a1 * Load(p + kPanel + kLanes * v);
+      }
     }
   }
+  for (; j < k; ++j, p += kPanel) {
+    Vec w[kPanelVectors];
+    for (int v = 0; v < kPanelVectors; ++v) w[v] = Load(p + kLanes * v);
+    for (int r = 0; r < MR; ++r) {
+      const float av = a[r * k + j];
+      for (int v = 0; v < kPanelVectors; ++v) acc[r][v] += av * w[v];
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    float* yr = y + r * ldy;
+    if (cols == kPanel) {
+      for (int v = 0; v < kPanelVectors; ++v)
+        Store(yr + kLanes * v, acc[r][v] + acc2[r][v] + (bias ? Load(bias + kLanes * v) : Vec{}));
+      continue;
+    }
+    float last[kPanel];
+    for (int v = 0; v < kPanelVectors; ++v) Store(last + kLanes * v, acc[r][v] + acc2[r][v]);
+    for (int64_t c = 0; c < cols; ++c) yr[c] = last[c] + (bias ? bias[c] : 0.0f);
+  }
+}
+
+}  // namespace
+
+const float* PanelWeights(const Tensor& w) {
+  const int64_t n = w.dim(0), k = w.dim(1), panels = (n + kPanel - 1) / kPanel;
+  const dnnl::memory::desc want({panels, k, kPanel}, dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::abc);
+  const auto pack = [&](const dnnl::memory& to) {
+    float* dst = static_cast<float*>(to.get_data_handle());
+    std::fill(dst, dst + panels * k * kPanel, 0.0f);
+    const float* src = static_cast<const float*>(w.raw_data());
+    const int64_t sn = w.strides()[0], sk = w.strides()[1];
+    for (int64_t c = 0; c < n; ++c)
+      for (int64_t j = 0; j < k; ++j)
+        dst[((c / kPanel) * k + j) * kPanel + c % kPanel] = src[c * sn + j * sk];
+  };
+  return static_cast<const float*>(
+      dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, pack).get_data_handle());
+}
+
+void PanelMatMul(const float* a, const float* panels, const float* bias, float* y, int64_t m,
+                 int64_t k, int64_t n) {
+  // A thread takes panels of at least 2^16 multiply-adds in all.
+  const int64_t per_panel = std::max<int64_t>(1, m * k * kPanel);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / per_panel);
+  ParallelFor(0, (n + kPanel - 1) / kPanel, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const float* panel = panels + p * k * kPanel;
+      const int64_t c0 = p * kPanel, cols = std::min(kPanel, n - c0);
+      const float* b = bias ? bias + c0 : nullptr;
+      int64_t i = 0;
+      for (; i + 4 <= m; i += 4) PanelRows<4>(a + i * k, k, panel, b, y + i * n + c0, n, cols);
+      if (m - i == 3) PanelRows<3>(a + i * k, k, panel, b, y + i * n + c0, n, cols);
+      if (m - i == 2) PanelRows<2>(a + i * k, k, panel, b, y + i * n + c0, n, cols);
+      if (m - i == 1) PanelRows<1>(a + i * k, k, panel, b, y + i * n + c0, n, cols);
+    }
+  });
 }
 
 bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tensor& y) {

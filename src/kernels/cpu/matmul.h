@@ -29,19 +29,27 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha =
 // faster). Returns false, having written nothing, where it does not apply.
 bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tensor& y);
 
-// w [N, K] (float32, any strides) transposed to [K, N] dense, kept per
-// weight block, view and version as DnnlLinear's packed weights are; valid
-// until w's next version or the next call for w.
-const float* TransposedWeights(const Tensor& w);
+// w [N, K] (float32, any strides: Gemm's B with transB, else B transposed;
+// a recurrent op's weight rows) packed for PanelMatMul: w^T cut into panels
+// of kPanel columns, each [K, kPanel] dense, the last one padded with zeros.
+// Kept per weight block, view and version as DnnlLinear's packed weights
+// are; valid until w's next version or the next call for w.
+const float* PanelWeights(const Tensor& w);
 
-// y [M, N] = a [M, K] @ wt [K, N] (+ bias [N] when not null), dense
-// float32, as loops over y's rows that the compiler vectorizes: for products
-// so small (a recurrent step's, a batch-1 Gemm's) that a oneDNN call costs
-// more than the product.
-void SmallMatMul(const float* a, const float* wt, const float* bias, float* y, int64_t m, int64_t k,
-                 int64_t n);
-// Multiply-adds up to which SmallMatMul beats a oneDNN call.
-inline constexpr int64_t kSmallMatMul = int64_t{1} << 18;
+// y [M, N] = a [M, K] @ w^T (+ bias [N] when not null), dense float32, with
+// w packed by PanelWeights: register-blocked loops (up to 4 rows of a by
+// one panel, in vectors the compiler keeps in registers), the panels split
+// over the threads, so each thread reads the same part of the weights on
+// every call. For products a oneDNN call costs more than (PanelMatMulFits).
+void PanelMatMul(const float* a, const float* panels, const float* bias, float* y, int64_t m,
+                 int64_t k, int64_t n);
+
+// Whether PanelMatMul is faster than oneDNN for [m, k] @ [k, n]: small
+// products (a recurrent step's), and products of a few rows (a batch-1
+// Gemm's, which reads the weights once whatever kernel runs it).
+inline bool PanelMatMulFits(int64_t m, int64_t k, int64_t n) {
+  return m <= 4 || m * n * k <= (int64_t{1} << 18);
+}
 
 // The plain-loop kernel for every MatMul/Gemm dtype: accumulates in Acc<T>
 // (in T for integers, which wrap as numpy's do). c, when defined,
