@@ -282,7 +282,18 @@ ValueList Plan::Run(const ValueList& inputs, std::vector<NodeProfile>* profile) 
     for (const Tensor& r : results_) out.push_back(r.Clone());
     return out;
   }
-  ValueList values = ConstantValues(g);
+  if (walk_values_.size() != g.constants.size()) walk_values_ = ConstantValues(g);
+  ValueList& values = walk_values_;
+  // Back to the constants alone (which no run releases or writes), also
+  // when a node throws: nothing a run computed stays alive until the next.
+  struct Restore {
+    const Graph& g;
+    ValueList& values;
+    ~Restore() {
+      for (size_t s = 0; s < values.size(); ++s)
+        if (!g.constants[s].defined()) values[s] = Value();
+    }
+  } restore{g, values};
   for (size_t i = 0; i < inputs.size(); ++i) values[g.input_slots[i]] = inputs[i];
   std::optional<NodeTimer> timer;
   if (profile) timer.emplace(g, *profile);

@@ -125,6 +125,10 @@ class Plan {
   // as the capture saw them (what a profile reports).
   std::vector<size_t> node_ends_;
   std::vector<std::vector<std::string>> node_inputs_;
+  // A walked plan's values between runs: the graph's constants, so that a
+  // run binds its inputs into them instead of copying every constant
+  // (each Tensor copy allocates its shape and strides).
+  ValueList walk_values_;
 };
 
 }  // namespace singa::sonnx

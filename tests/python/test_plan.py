@@ -291,6 +291,33 @@ def test_shapes_computed_from_data_use_a_node_walk_plan():
         np.testing.assert_array_equal(y, [1, (x > 0).sum()])
 
 
+def test_a_walked_plan_keeps_its_constants_across_runs_and_failures():
+    """A plan that walks its nodes (a shape read from an input's values)
+    keeps the graph's constants between runs: they are there for every run,
+    after a run that failed in a node and after a run (by the node walk)
+    that gave an initializer's input another value."""
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+         helper.make_node("Add", ["r", "c"], ["a"]),
+         helper.make_node("Mul", ["a", "k"], ["y"])],
+        "walk", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                 helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.float32(10), "c"), numpy_helper.from_array(np.float32(2), "k")])
+    graph.input.append(helper.make_tensor_value_info("k", TensorProto.FLOAT, []))
+    rep = sonnx.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                        "CPU")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for shape in ([3, 2], [6, 1], [1, 6]):
+        y = tensor.to_numpy(rep.run([x, np.array(shape, np.int64)])[0])
+        np.testing.assert_array_equal(y, (x.reshape(shape) + 10) * 2)
+        y = tensor.to_numpy(rep.run([x, np.array(shape, np.int64), np.float32(-1)])[0])
+        np.testing.assert_array_equal(y, -(x.reshape(shape) + 10))
+        with pytest.raises(Exception, match="reshape"):
+            rep.run([x, np.array([4, 4], np.int64)])
+    assert rep.num_plans == 1
+
+
 def test_reshape_copying_a_transposed_input_keeps_shapes_static():
     """A channel shuffle as torch exports it: Reshape of a Transpose (a copy,
     the input being non-contiguous) to a shape computed from Shape. The copy
