@@ -65,20 +65,24 @@ struct Graph {
 // A graph attribute as ops see it (singa/ops/value.h): a graph read with
 // its node's graph as the enclosing scope, and the slots there of the values
 // it reads from outside (`outer`, in the order of graph->outer_names).
+struct SubgraphPlans;  // rep.cc
+
 class GraphAttr final : public Subgraph {
  public:
-  GraphAttr(std::shared_ptr<const Graph> graph, std::vector<int> outer)
-      : graph_(std::move(graph)), outer_(std::move(outer)) {}
+  GraphAttr(std::shared_ptr<const Graph> graph, std::vector<int> outer);
   int num_inputs() const override { return static_cast<int>(graph_->inputs.size()); }
   int num_outputs() const override { return static_cast<int>(graph_->outputs.size()); }
   const std::string& input_name(int i) const override { return graph_->inputs[i].name; }
   DType output_dtype(int i) const override { return graph_->outputs[i].dtype; }
   const Graph& graph() const { return *graph_; }
   const std::vector<int>& outer() const { return outer_; }
+  // The graph's plans, by the shapes it runs on (RunSubgraph).
+  SubgraphPlans& plans() const { return *plans_; }
 
  private:
   std::shared_ptr<const Graph> graph_;
   std::vector<int> outer_;
+  std::shared_ptr<SubgraphPlans> plans_;
 };
 
 // Fills g.release_after: a value is dropped after its last reader runs (or

@@ -217,18 +217,23 @@ void Plan::Capture(const TensorList& inputs, SharedArena& arena) {
         node_inputs_.push_back(std::move(shapes));
       },
       [&, base = dev.graph_size()](int) { node_ends_.push_back(dev.graph_size() - base); }};
-  dev.EnableGraph(true);
-  try {
-    Execute(g, values, static_cast<int>(g.nodes.size()), {}, &bounds);
-  } catch (const Error&) {
-    // An op that cannot be recorded: the plan walks the nodes instead.
+  // An op that cannot be recorded, or a result that is a sequence: the
+  // plan walks the nodes instead.
+  const auto walk = [&] {
     dev.EnableGraph(false);
     dev.ResetGraph();
     inputs_.clear();
     node_ends_.clear();
     node_inputs_.clear();
-    return;
+  };
+  dev.EnableGraph(true);
+  try {
+    Execute(g, values, static_cast<int>(g.nodes.size()), {}, &bounds);
+  } catch (const Error&) {
+    return walk();
   }
+  for (int s : g.output_slots)
+    if (values[s].is_sequence()) return walk();
   dev.EnableGraph(false);
   for (int s : g.output_slots) results_.push_back(values[s].tensor());
   if (dev.PlanGraphMemory(results_, &arena) > 0) arena_ = arena;

@@ -41,11 +41,12 @@ namespace singa::sonnx {
 // inputs whose values a tensor op's shape inference read (InferCtx).
 ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values,
                   ValueReads* reads = nullptr);
-// Runs a subgraph on `inputs` (its formal inputs) with the values it reads
-// from the enclosing graph taken from `parent_values` (`outer`: their slots
-// there, in the order of the subgraph's outer_names).
-ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList& parent_values,
-                      const std::vector<int>& outer, const std::string& where);
+// Runs a graph attribute's subgraph on `inputs` (its formal inputs) with
+// the values it reads from the enclosing graph `parent` taken from
+// `parent_values` (attr.outer(): their slots there): through its plan for
+// these shapes where the run uses plans, else by walking its nodes.
+ValueList RunSubgraph(const GraphAttr& attr, const ValueList& inputs, const Graph& parent,
+                      const ValueList& parent_values, const std::string& where);
 // What Execute calls around each node: before(node index, its inputs) and
 // after(node index).
 struct NodeHook {

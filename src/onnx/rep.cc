@@ -78,11 +78,127 @@ void CheckInput(const ValueInfo& info, const Value& v,
 
 }  // namespace
 
-ValueList RunSubgraph(const Graph& sub, const ValueList& inputs, const ValueList& parent_values,
-                      const std::vector<int>& outer, const std::string& where) {
+// A subgraph's plans (an If branch a streaming model takes on every call, a
+// Loop or Scan body a run enters on every iteration): one per signature of
+// its inputs and of the values it reads from enclosing graphs that are not
+// constants there (the enclosing graph's constants are the plan's own), so
+// that it replays its recording instead of walking its nodes. At most
+// kMaxSubgraphPlans; a new signature beyond them drops the others.
+struct SubgraphPlans {
+  struct Entry {
+    std::shared_ptr<Graph> graph;  // the subgraph as the plan sees it (export expands it)
+    std::unique_ptr<Plan> plan;
+  };
+  std::mutex mu;
+  std::map<std::string, Entry> by_key;
+  SharedArena arena;
+};
+
+GraphAttr::GraphAttr(std::shared_ptr<const Graph> graph, std::vector<int> outer)
+    : graph_(std::move(graph)),
+      outer_(std::move(outer)),
+      plans_(std::make_shared<SubgraphPlans>()) {}
+
+namespace {
+
+constexpr size_t kMaxSubgraphPlans = 16;
+
+// Whether subgraphs run by plans on this thread (set by a run whose model
+// uses plans, SingaRep::use_plan, for its duration), and whether their
+// planned runs are recorded (not inside a planned run of the whole graph,
+// whose own record covers them).
+struct SubgraphPlanMode {
+  bool plans = false, record = true;
+};
+thread_local SubgraphPlanMode t_subgraph_plans;
+
+class SubgraphPlansScope {
+ public:
+  explicit SubgraphPlansScope(SubgraphPlanMode mode) : saved_(t_subgraph_plans) {
+    t_subgraph_plans = mode;
+  }
+  ~SubgraphPlansScope() { t_subgraph_plans = saved_; }
+  SubgraphPlansScope(const SubgraphPlansScope&) = delete;
+  SubgraphPlansScope& operator=(const SubgraphPlansScope&) = delete;
+
+ private:
+  SubgraphPlanMode saved_;
+};
+
+void RecordPlannedRun(const std::shared_ptr<Graph>& graph, const ValueList& inputs, int last_layers,
+                      const std::vector<std::string>& aux_output, ValueList& result);
+
+// The subgraph `attr` run through its plan for these values, its results
+// recorded as one planned run where the run records (for the export);
+// nullopt where a plan does not apply (a sequence or absent value, autograd
+// on, a capture in progress).
+std::optional<ValueList> RunSubgraphPlan(const GraphAttr& attr, const ValueList& inputs,
+                                         const Graph& parent, const ValueList& parent_values) {
+  const Graph& sub = attr.graph();
+  if (!t_subgraph_plans.plans || GradEnabled() || TrainingMode() || sub.device.graph_enabled())
+    return std::nullopt;
+  const std::vector<int>& outer = attr.outer();
+  ValueList plan_inputs = inputs;
+  std::vector<char> constant(outer.size(), 0);
+  std::string key;
+  for (size_t k = 0; k < outer.size(); ++k) {
+    const Value& v = parent_values[outer[k]];
+    const Tensor& c = parent.constants[outer[k]];
+    constant[k] = c.defined() && !v.is_sequence() && v.tensor().defined() &&
+                  v.tensor().raw_data() == c.raw_data() && v.tensor().shape() == c.shape() &&
+                  v.tensor().dtype() == c.dtype();
+    if (constant[k]) continue;
+    plan_inputs.push_back(v);
+    key += std::to_string(k) + ",";
+  }
+  for (const Value& v : plan_inputs) {
+    if (v.is_sequence() || v.is_none()) return std::nullopt;
+    key += ";" + v.ToString();
+  }
+  SubgraphPlans& plans = attr.plans();
+  std::lock_guard<std::mutex> lock(plans.mu);
+  SubgraphPlans::Entry& entry = plans.by_key[key];
+  ValueList result;
+  if (entry.plan && entry.plan->fresh()) {
+    result = entry.plan->Run(plan_inputs);
+  } else {
+    // The subgraph with the enclosing constants as its own and the other
+    // enclosing values as inputs after its own.
+    auto g = std::make_shared<Graph>(sub);
+    for (size_t k = 0; k < outer.size(); ++k) {
+      const int slot = sub.outer_slots[k];
+      if (constant[k]) {
+        g->constants[slot] = parent.constants[outer[k]];
+      } else {
+        g->input_slots.push_back(slot);
+        g->inputs.push_back(
+            ValueInfo{sub.outer_names[k], parent_values[outer[k]].tensor().dtype()});
+      }
+    }
+    ValueList values = ConstantValues(*g);
+    for (size_t i = 0; i < plan_inputs.size(); ++i) values[g->input_slots[i]] = plan_inputs[i];
+    if (plans.by_key.size() > kMaxSubgraphPlans) {
+      std::erase_if(plans.by_key, [&](const auto& kv) { return kv.first != key; });
+      plans.arena = SharedArena();
+    }
+    entry.graph = g;
+    entry.plan = std::make_unique<Plan>(*g, std::move(values), static_cast<int>(g->nodes.size()),
+                                        g->output_slots, plans.arena, result);
+  }
+  if (t_subgraph_plans.record) RecordPlannedRun(entry.graph, plan_inputs, -1, {}, result);
+  return result;
+}
+
+}  // namespace
+
+ValueList RunSubgraph(const GraphAttr& attr, const ValueList& inputs, const Graph& parent,
+                      const ValueList& parent_values, const std::string& where) {
+  const Graph& sub = attr.graph();
   SINGA_CHECK(inputs.size() == sub.input_slots.size(), InvalidModel,
               where << ": the subgraph takes " << sub.input_slots.size() << " inputs, "
                     << inputs.size() << " given");
+  if (auto planned = RunSubgraphPlan(attr, inputs, parent, parent_values)) return *planned;
+  const std::vector<int>& outer = attr.outer();
   ValueList values = ConstantValues(sub);
   for (size_t i = 0; i < inputs.size(); ++i) values[sub.input_slots[i]] = inputs[i];
   for (size_t k = 0; k < outer.size(); ++k) values[sub.outer_slots[k]] = parent_values[outer[k]];
@@ -97,18 +213,19 @@ namespace {
 // The graph attributes of a node run with the values of its graph bound.
 class Scope final : public GraphScope {
  public:
-  explicit Scope(const ValueList& values) : values_(values) {}
+  Scope(const Graph& g, const ValueList& values) : g_(g), values_(values) {}
   ValueList Run(const Subgraph& graph, const ValueList& inputs,
                 const std::string& where) const override {
     const auto* attr = dynamic_cast<const GraphAttr*>(&graph);
     SINGA_CHECK(attr, InvalidModel, where << ": not a graph of this model");
-    return RunSubgraph(attr->graph(), inputs, values_, attr->outer(), where);
+    return RunSubgraph(*attr, inputs, g_, values_, where);
   }
   std::vector<std::pair<Tensor, Tensor>> Gradients(const Tensor& y) const override {
     return autograd::Gradients(y);
   }
 
  private:
+  const Graph& g_;
   const ValueList& values_;
 };
 
@@ -120,7 +237,7 @@ ValueList ConstantValues(const Graph& g) {
 
 ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const ValueList& values,
                   ValueReads* reads) {
-  const Scope scope(values);
+  const Scope scope(g, values);
   return node.schema->RunValues(in, node.attrs, node.on_values,
                                 static_cast<int>(node.outputs.size()), node.name, &scope, g.device,
                                 reads);
@@ -391,6 +508,7 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
                                RunProfile* profile) const {
   const Graph& g = *graph_;
   const CancelScope cancel(canceller_);
+  const SubgraphPlansScope subgraph_plans({plans_->enabled, true});
   const int num_nodes = static_cast<int>(g.nodes.size());
   SINGA_CHECK(last_layers < 0 && last_layers >= -std::max(num_nodes, 1), ShapeError,
               "SingaRep::Run: last_layers must be in [-" << std::max(num_nodes, 1)
@@ -448,6 +566,7 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
     for (const std::string& name : aux_output) key += ";" + name;
     ValueList result;
     {
+      const SubgraphPlansScope recorded_whole({true, false});
       std::lock_guard<std::mutex> lock(plans_->mu);
       Plans::Entry& entry = plans_->by_key[key];
       entry.used = ++plans_->clock;

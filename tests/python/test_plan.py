@@ -835,3 +835,73 @@ def test_a_plan_whose_shapes_read_a_parameter_is_rebuilt_when_it_changes(opset):
         got = _np(rep.run([x]))[0]
         assert got.shape == (1, 2, 9, 4)
         np.testing.assert_array_equal(got, _ort(model, x))
+
+
+def _branches(opset=13):
+    """sr == 16000 picks then_branch: Relu(x @ w), w of the outer graph; else
+    Sigmoid(x @ v), v the branch's own initializer. The outer graph adds b
+    (the If makes the outer graph walk its nodes; each branch has a plan)."""
+    rng = np.random.default_rng(1)
+    f32 = lambda a, n: numpy_helper.from_array(a.astype(np.float32), n)  # noqa: E731
+    out = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4])  # noqa: E731
+    then_g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["m"]),
+                                helper.make_node("Relu", ["m"], ["t"])], "then", [], [out("t")])
+    else_g = helper.make_graph([helper.make_node("MatMul", ["x", "v"], ["n"]),
+                                helper.make_node("Sigmoid", ["n"], ["e"])], "else", [], [out("e")],
+                               [f32(rng.standard_normal((8, 4)), "v")])
+    graph = helper.make_graph(
+        [helper.make_node("Equal", ["sr", "rate"], ["is16k"]),
+         helper.make_node("If", ["is16k"], ["f"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("Add", ["f", "b"], ["y"])],
+        "branches", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8]),
+                     helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+        [out("y")],
+        [f32(rng.standard_normal((8, 4)), "w"), f32(rng.standard_normal(4), "b"),
+         numpy_helper.from_array(np.array(16000, np.int64), "rate")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def test_if_branches_run_by_plans_follow_inputs_branches_and_parameters():
+    """Calls that alternate between the branches, each with a new frame, give
+    onnxruntime's numbers call after call; a changed weight of the outer
+    graph that a branch reads is seen by the branch's plan."""
+    model = _branches()
+    rep = sonnx.prepare(model, "CPU")
+    rng = np.random.default_rng(2)
+    for step in range(8):
+        if step == 5:
+            w = rng.standard_normal((8, 4)).astype(np.float32)
+            rep.params["w"].copy_from_numpy(w)
+            for init in model.graph.initializer:
+                if init.name == "w":
+                    init.CopyFrom(numpy_helper.from_array(w, "w"))
+        x = rng.standard_normal((1, 8)).astype(np.float32)
+        sr = np.array(16000 if step % 3 else 8000, np.int64)
+        got = tensor.to_numpy(rep.run([x, sr])[0])
+        want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x, "sr": sr})[0]
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=f"call {step}")
+
+
+def test_a_result_of_a_branch_plan_exports():
+    """A run that walks the outer graph (here: a value given for an
+    initializer that is also an input) but replays the If branch's plan
+    still exports, as a run that walked the branch does: the branch taken,
+    its planned run expanded into its ops (the condition is not part of the
+    recorded history)."""
+    model = _branches()
+    model.graph.input.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, [4]))
+    rep = sonnx.prepare(model, "CPU")
+    x = tensor.Tensor(data=np.random.default_rng(3).standard_normal((1, 8)).astype(np.float32),
+                      requires_grad=False)
+    sr = tensor.Tensor(data=np.array(16000, np.int64), dtype=tensor.int64, requires_grad=False)
+    b = numpy_helper.to_array(next(i for i in model.graph.initializer if i.name == "b"))
+    rep.run([x, sr, b])
+    y = rep.run([x, sr, b])[0]
+    om = sonnx.to_onnx([x], [y])
+    onnx.checker.check_model(om, full_check=True)
+    # On another frame: the exported ops, not the run's numbers.
+    x2 = np.random.default_rng(4).standard_normal((1, 8)).astype(np.float32)
+    got = ort.InferenceSession(om.SerializeToString()).run(None, {om.graph.input[0].name: x2})[0]
+    want = ort.InferenceSession(model.SerializeToString()).run(
+        None, {"x": x2, "sr": np.array(16000, np.int64)})[0]
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
