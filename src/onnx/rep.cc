@@ -3,6 +3,7 @@
 // autograd when grad mode is on and a parameter requires grad), dropping each
 // intermediate value after its last reader.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -81,7 +82,8 @@ void CheckInput(const ValueInfo& info, const Value& v,
 // A subgraph's plans (an If branch a streaming model takes on every call, a
 // Loop or Scan body a run enters on every iteration): one per signature of
 // its inputs and of the values it reads from enclosing graphs that are not
-// constants there (the enclosing graph's constants are the plan's own), so
+// constants there (the enclosing graph's constants, by storage, are the
+// plan's own), so
 // that it replays its recording instead of walking its nodes. At most
 // kMaxSubgraphPlans; a new signature beyond them drops the others.
 struct SubgraphPlans {
@@ -147,7 +149,12 @@ std::optional<ValueList> RunSubgraphPlan(const GraphAttr& attr, const ValueList&
     constant[k] = c.defined() && !v.is_sequence() && v.tensor().defined() &&
                   v.tensor().raw_data() == c.raw_data() && v.tensor().shape() == c.shape() &&
                   v.tensor().dtype() == c.dtype();
-    if (constant[k]) continue;
+    // A constant by its storage: a parameter replaced (not written in
+    // place) makes another plan.
+    if (constant[k]) {
+      key += std::to_string(reinterpret_cast<uintptr_t>(c.raw_data())) + ",";
+      continue;
+    }
     plan_inputs.push_back(v);
     key += std::to_string(k) + ",";
   }
