@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <optional>
 
 #include "onnx/passes/pass.h"
@@ -36,7 +37,95 @@ struct BuildRun {
   // The parameters whose values a node's shape inference read (a Resize's
   // scales given as a float initializer): the plan holds while they do.
   std::vector<std::shared_ptr<Block>> params_read;
+  // If nodes (by name) whose branches both replay plans and give results of
+  // the same dtypes and shapes: the capture records a switch between them
+  // (their results' specs) instead of walking.
+  std::map<std::string, std::vector<Spec>> switches;
 };
+
+// An If node's branches.
+std::optional<std::pair<const GraphAttr*, const GraphAttr*>> Branches(const Node& n) {
+  if (!IsOnnx(n, "If")) return std::nullopt;
+  const auto then_g = AttrOf<SubgraphPtr>(n, "then_branch");
+  const auto else_g = AttrOf<SubgraphPtr>(n, "else_branch");
+  const auto* t = then_g ? dynamic_cast<const GraphAttr*>(then_g->get()) : nullptr;
+  const auto* e = else_g ? dynamic_cast<const GraphAttr*>(else_g->get()) : nullptr;
+  if (!t || !e) return std::nullopt;
+  return std::make_pair(t, e);
+}
+
+// The specs of an If node's results (`out`, from the branch its condition
+// took) when both branches replay plans and the other branch, run on the
+// same values, gives results of the same dtypes and shapes; nullopt else.
+std::optional<std::vector<Spec>> SwitchSpecs(const Graph& g, const Node& node, const ValueList& in,
+                                             const ValueList& out, const ValueList& values) {
+  const auto branches = Branches(node);
+  if (!branches || in.empty() || in[0].is_sequence() || !in[0].tensor().defined() ||
+      in[0].tensor().dtype() != DType::kBool || in[0].tensor().numel() != 1)
+    return std::nullopt;
+  std::vector<Spec> specs;
+  for (const Value& v : out) {
+    if (v.is_sequence() || v.is_none()) return std::nullopt;
+    specs.push_back({v.tensor().dtype(), v.tensor().shape()});
+  }
+  const bool took_then = in[0].tensor().Item<bool>();
+  const GraphAttr& other = took_then ? *branches->second : *branches->first;
+  // The branch not taken may not run on these values at all (a 2-D branch
+  // given 3-D data): then the If is no switch.
+  ValueList other_out;
+  try {
+    other_out = RunSubgraph(other, {}, g, values, g.Where(node));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (other_out.size() < specs.size()) return std::nullopt;
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (other_out[k].is_sequence() || other_out[k].is_none() ||
+        Spec{other_out[k].tensor().dtype(), other_out[k].tensor().shape()} != specs[k])
+      return std::nullopt;
+  if (!SubgraphReplays(*branches->first, g, values) ||
+      !SubgraphReplays(*branches->second, g, values))
+    return std::nullopt;
+  return specs;
+}
+
+// Records If node `node` (a switch of the build: SwitchSpecs) as one op
+// that, on replay, runs the branch its condition picks through the
+// branch's plan and copies the branch's results into the node's, of
+// `specs`. The op reads the condition and every enclosing value the
+// branches read, so the memory plan keeps them until it runs.
+ValueList RecordSwitch(const std::shared_ptr<Graph>& graph, const Node& node, const ValueList& in,
+                       const ValueList& values, const std::vector<Spec>& specs) {
+  const Graph& g = *graph;
+  const auto branches = Branches(node);
+  TensorList outs, reads{in[0].tensor()};
+  for (const Spec& s : specs) outs.emplace_back(s.shape, s.dtype, g.device);
+  ValueList bound(values.size());
+  for (const GraphAttr* branch : {branches->first, branches->second})
+    for (int s : branch->outer()) {
+      bound[s] = values[s];
+      if (!values[s].is_sequence() && values[s].tensor().defined())
+        reads.push_back(values[s].tensor());
+    }
+  g.device.Exec(
+      [graph, then_branch = branches->first, else_branch = branches->second, cond = in[0].tensor(),
+       bound, outs, where = g.Where(node)]() mutable {
+        const GraphAttr& taken = cond.Item<bool>() ? *then_branch : *else_branch;
+        const ValueList r = RunSubgraph(taken, {}, *graph, bound, where);
+        for (size_t k = 0; k < outs.size(); ++k) {
+          const bool same = k < r.size() && !r[k].is_sequence() && r[k].tensor().defined() &&
+                            r[k].tensor().dtype() == outs[k].dtype() &&
+                            r[k].tensor().shape() == outs[k].shape();
+          SINGA_CHECK(same, ShapeError,
+                      where << ": the branch taken gives result " << k << " as "
+                            << (k < r.size() ? r[k].ToString() : std::string("nothing"))
+                            << ", where the plan holds " << outs[k].ToString());
+          outs[k].CopyFrom(r[k].tensor());
+        }
+      },
+      reads, outs);
+  return ValueList(outs.begin(), outs.end());
+}
 
 // The build run over nodes [0, end) of `g`, from `values` (constants and
 // inputs bound). A node whose inputs are all constant runs (its results
@@ -101,6 +190,12 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
       out = RunNode(g, node, in, values, &reads);
     }
     bool node_dynamic = node.on_values, any_shape_dynamic = false;
+    if (node.on_values && !infer_only) {
+      if (auto specs = SwitchSpecs(g, node, in, out, values)) {
+        b.switches[node.name] = std::move(*specs);
+        node_dynamic = false;
+      }
+    }
     bool all_constant = !node.on_values && !node.schema->nondeterministic;
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const int s = node.inputs[k];
@@ -178,6 +273,7 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
   depend();
   for (int s : result_slots) first.push_back(b->values[s]);
   Rewrite(g, end, b->values, b->specs, b->folded, result_slots);
+  switches_ = std::move(b->switches);
   if (!b->dynamic && capture) Capture(input_tensors(), arena);
 }
 
@@ -216,7 +312,12 @@ void Plan::Capture(const TensorList& inputs, SharedArena& arena) {
         for (const Value& v : in) shapes.push_back(v.ToString());
         node_inputs_.push_back(std::move(shapes));
       },
-      [&, base = dev.graph_size()](int) { node_ends_.push_back(dev.graph_size() - base); }};
+      [&, base = dev.graph_size()](int) { node_ends_.push_back(dev.graph_size() - base); },
+      [&](int i, const ValueList& in) -> std::optional<ValueList> {
+        auto it = switches_.find(g.nodes[i].name);
+        if (it == switches_.end()) return std::nullopt;
+        return RecordSwitch(graph_, g.nodes[i], in, values, it->second);
+      }};
   // An op that cannot be recorded, or a result that is a sequence: the
   // plan walks the nodes instead.
   const auto walk = [&] {

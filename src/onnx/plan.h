@@ -28,7 +28,9 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +49,16 @@ ValueList RunNode(const Graph& g, const Node& node, const ValueList& in, const V
 // these shapes where the run uses plans, else by walking its nodes.
 ValueList RunSubgraph(const GraphAttr& attr, const ValueList& inputs, const Graph& parent,
                       const ValueList& parent_values, const std::string& where);
+// Whether the input-less subgraph `attr` (an If branch), run with these
+// enclosing values, has a plan that replays its recording.
+bool SubgraphReplays(const GraphAttr& attr, const Graph& parent, const ValueList& parent_values);
 // What Execute calls around each node: before(node index, its inputs) and
 // after(node index).
 struct NodeHook {
   std::function<void(int, const ValueList&)> before;
   std::function<void(int)> after;
+  // When set and it gives results, they are the node's instead of running it.
+  std::function<std::optional<ValueList>(int, const ValueList&)> run;
 };
 // Sets profile->duration_us to its own lifetime (nothing without a profile).
 class ProfileClock {
@@ -130,6 +137,9 @@ class Plan {
   // run binds its inputs into them instead of copying every constant
   // (each Tensor copy allocates its shape and strides).
   ValueList walk_values_;
+  // If nodes the capture records as switches between their branches'
+  // plans, with their results' specs.
+  std::map<std::string, std::vector<Spec>> switches_;
 };
 
 }  // namespace singa::sonnx

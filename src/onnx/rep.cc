@@ -130,38 +130,56 @@ class SubgraphPlansScope {
 void RecordPlannedRun(const std::shared_ptr<Graph>& graph, const ValueList& inputs, int last_layers,
                       const std::vector<std::string>& aux_output, ValueList& result);
 
+// A subgraph's plan inputs (its own, then the enclosing values it reads
+// that are not constants there) and the key of its plan for them; nullopt
+// where a plan does not apply (a sequence or absent value).
+struct Signature {
+  ValueList inputs;
+  std::vector<char> constant;  // per enclosing value: a constant there
+  std::string key;
+};
+
+std::optional<Signature> SignatureOf(const GraphAttr& attr, const ValueList& inputs,
+                                     const Graph& parent, const ValueList& parent_values) {
+  const std::vector<int>& outer = attr.outer();
+  Signature sig{inputs, std::vector<char>(outer.size(), 0), {}};
+  for (size_t k = 0; k < outer.size(); ++k) {
+    const Value& v = parent_values[outer[k]];
+    const Tensor& c = parent.constants[outer[k]];
+    sig.constant[k] = c.defined() && !v.is_sequence() && v.tensor().defined() &&
+                      v.tensor().raw_data() == c.raw_data() && v.tensor().shape() == c.shape() &&
+                      v.tensor().dtype() == c.dtype();
+    // A constant by its storage: a parameter replaced (not written in
+    // place) makes another plan.
+    if (sig.constant[k]) {
+      sig.key += std::to_string(reinterpret_cast<uintptr_t>(c.raw_data())) + ",";
+      continue;
+    }
+    sig.inputs.push_back(v);
+    sig.key += std::to_string(k) + ",";
+  }
+  for (const Value& v : sig.inputs) {
+    if (v.is_sequence() || v.is_none()) return std::nullopt;
+    sig.key += ";" + v.ToString();
+  }
+  return sig;
+}
+
 // The subgraph `attr` run through its plan for these values, its results
 // recorded as one planned run where the run records (for the export);
-// nullopt where a plan does not apply (a sequence or absent value, autograd
-// on, a capture in progress).
+// nullopt where a plan does not apply (SignatureOf, autograd on, a capture
+// in progress).
 std::optional<ValueList> RunSubgraphPlan(const GraphAttr& attr, const ValueList& inputs,
                                          const Graph& parent, const ValueList& parent_values) {
   const Graph& sub = attr.graph();
   if (!t_subgraph_plans.plans || GradEnabled() || TrainingMode() || sub.device.graph_enabled())
     return std::nullopt;
+  std::optional<Signature> sig = SignatureOf(attr, inputs, parent, parent_values);
+  if (!sig) return std::nullopt;
   const std::vector<int>& outer = attr.outer();
-  ValueList plan_inputs = inputs;
-  std::vector<char> constant(outer.size(), 0);
-  std::string key;
-  for (size_t k = 0; k < outer.size(); ++k) {
-    const Value& v = parent_values[outer[k]];
-    const Tensor& c = parent.constants[outer[k]];
-    constant[k] = c.defined() && !v.is_sequence() && v.tensor().defined() &&
-                  v.tensor().raw_data() == c.raw_data() && v.tensor().shape() == c.shape() &&
-                  v.tensor().dtype() == c.dtype();
-    // A constant by its storage: a parameter replaced (not written in
-    // place) makes another plan.
-    if (constant[k]) {
-      key += std::to_string(reinterpret_cast<uintptr_t>(c.raw_data())) + ",";
-      continue;
-    }
-    plan_inputs.push_back(v);
-    key += std::to_string(k) + ",";
-  }
-  for (const Value& v : plan_inputs) {
-    if (v.is_sequence() || v.is_none()) return std::nullopt;
-    key += ";" + v.ToString();
-  }
+  const std::vector<char>& constant = sig->constant;
+  const ValueList& plan_inputs = sig->inputs;
+  const std::string& key = sig->key;
   SubgraphPlans& plans = attr.plans();
   std::lock_guard<std::mutex> lock(plans.mu);
   SubgraphPlans::Entry& entry = plans.by_key[key];
@@ -197,6 +215,15 @@ std::optional<ValueList> RunSubgraphPlan(const GraphAttr& attr, const ValueList&
 }
 
 }  // namespace
+
+bool SubgraphReplays(const GraphAttr& attr, const Graph& parent, const ValueList& parent_values) {
+  std::optional<Signature> sig = SignatureOf(attr, {}, parent, parent_values);
+  if (!sig) return false;
+  SubgraphPlans& plans = attr.plans();
+  std::lock_guard<std::mutex> lock(plans.mu);
+  auto it = plans.by_key.find(sig->key);
+  return it != plans.by_key.end() && it->second.plan && it->second.plan->captured();
+}
 
 ValueList RunSubgraph(const GraphAttr& attr, const ValueList& inputs, const Graph& parent,
                       const ValueList& parent_values, const std::string& where) {
@@ -257,9 +284,11 @@ void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>
     const Node& node = g.nodes[i];
     in.clear();
     for (int s : node.inputs) in.push_back(s >= 0 ? values[s] : Value());
-    if (hook) hook->before(i, in);
-    ValueList out = RunNode(g, node, in, values);
-    if (hook) hook->after(i);
+    if (hook && hook->before) hook->before(i, in);
+    std::optional<ValueList> given;
+    if (hook && hook->run) given = hook->run(i, in);
+    ValueList out = given ? std::move(*given) : RunNode(g, node, in, values);
+    if (hook && hook->after) hook->after(i);
     for (size_t k = 0; k < node.outputs.size() && k < out.size(); ++k)
       if (node.outputs[k] >= 0) values[node.outputs[k]] = std::move(out[k]);
     for (int s : g.release_after[i])

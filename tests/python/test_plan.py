@@ -862,11 +862,15 @@ def _branches(opset=13):
 
 
 def test_if_branches_run_by_plans_follow_inputs_branches_and_parameters():
-    """Calls that alternate between the branches, each with a new frame, give
+    """The If's branches give results of one shape, so the plan replays, the
+    If recorded as a switch between the branches' plans. Calls that
+    alternate between the branches, each with a new frame, give
     onnxruntime's numbers call after call; a changed weight of the outer
     graph that a branch reads is seen by the branch's plan."""
     model = _branches()
     rep = sonnx.prepare(model, "CPU")
+    x0 = np.zeros((1, 8), np.float32)
+    assert rep.profile([x0, np.array(8000, np.int64)]).replayed
     rng = np.random.default_rng(2)
     for step in range(8):
         if step == 5:
@@ -905,3 +909,24 @@ def test_a_result_of_a_branch_plan_exports():
     want = ort.InferenceSession(model.SerializeToString()).run(
         None, {"x": x2, "sr": np.array(16000, np.int64)})[0]
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+
+
+def test_if_branches_of_different_shapes_walk_and_stay_correct():
+    """Branches whose results differ in shape cannot be one switch in a
+    recording: the plan walks, each call still onnxruntime's."""
+    model = _branches()
+    else_g = next(a.g for a in model.graph.node[1].attribute if a.name == "else_branch")
+    else_g.initializer[0].CopyFrom(numpy_helper.from_array(
+        np.random.default_rng(5).standard_normal((8, 3)).astype(np.float32), "v"))
+    else_g.output[0].CopyFrom(helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 3]))
+    model.graph.node[2].CopyFrom(helper.make_node("Identity", ["f"], ["y"]))
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, None))
+    rep = sonnx.prepare(model, "CPU")
+    rng = np.random.default_rng(6)
+    for step in range(4):
+        x = rng.standard_normal((1, 8)).astype(np.float32)
+        sr = np.array(16000 if step % 2 else 8000, np.int64)
+        p = rep.profile([x, sr])
+        assert not p.replayed
+        want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x, "sr": sr})[0]
+        np.testing.assert_allclose(tensor.to_numpy(p.outputs[0]), want, rtol=RTOL, atol=ATOL)
