@@ -314,8 +314,12 @@ void Plan::Capture(const TensorList& inputs, SharedArena& arena) {
       },
       [&, base = dev.graph_size()](int) { node_ends_.push_back(dev.graph_size() - base); },
       [&](int i, const ValueList& in) -> std::optional<ValueList> {
+        // (by name, which a model may give two nodes: only an If with as
+        // many results is one)
         auto it = switches_.find(g.nodes[i].name);
-        if (it == switches_.end()) return std::nullopt;
+        if (it == switches_.end() || !Branches(g.nodes[i]) ||
+            it->second.size() != g.nodes[i].outputs.size())
+          return std::nullopt;
         return RecordSwitch(graph_, g.nodes[i], in, values, it->second);
       }};
   // An op that cannot be recorded, or a result that is a sequence: the

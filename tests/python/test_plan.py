@@ -930,3 +930,20 @@ def test_if_branches_of_different_shapes_walk_and_stay_correct():
         assert not p.replayed
         want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x, "sr": sr})[0]
         np.testing.assert_allclose(tensor.to_numpy(p.outputs[0]), want, rtol=RTOL, atol=ATOL)
+
+
+def test_a_node_named_as_a_switching_if_runs_as_itself():
+    """Node names need not be unique in a model singa takes: an Add with its
+    If's name is not taken for the If when the plan records the switch."""
+    model = _branches()
+    model.graph.node[1].name = model.graph.node[2].name = "same"
+    reference = _branches()
+    rep = sonnx.prepare(model, "CPU")
+    rng = np.random.default_rng(7)
+    for sr in (16000, 8000, 16000):
+        x = rng.standard_normal((1, 8)).astype(np.float32)
+        sr = np.array(sr, np.int64)
+        p = rep.profile([x, sr])
+        assert p.replayed
+        want = ort.InferenceSession(reference.SerializeToString()).run(None, {"x": x, "sr": sr})[0]
+        np.testing.assert_allclose(tensor.to_numpy(p.outputs[0]), want, rtol=RTOL, atol=ATOL)
