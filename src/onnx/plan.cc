@@ -37,10 +37,12 @@ struct BuildRun {
   // The parameters whose values a node's shape inference read (a Resize's
   // scales given as a float initializer): the plan holds while they do.
   std::vector<std::shared_ptr<Block>> params_read;
-  // If nodes (by name) whose branches both replay plans and give results of
-  // the same dtypes and shapes: the capture records a switch between them
-  // (their results' specs) instead of walking.
-  std::map<std::string, std::vector<Spec>> switches;
+  // If nodes whose branches both replay plans and give results of the same
+  // dtypes and shapes: the capture records a switch between them (their
+  // results' specs) instead of walking. Keyed by the node's parsed
+  // attributes, which are its own (names need not be unique) and which
+  // the plan's rewritten graph shares.
+  std::map<const void*, std::vector<Spec>> switches;
 };
 
 // An If node's branches.
@@ -192,7 +194,7 @@ std::optional<BuildRun> RunBuild(const Graph& g, ValueList values, int end,
     bool node_dynamic = node.on_values, any_shape_dynamic = false;
     if (node.on_values && !infer_only) {
       if (auto specs = SwitchSpecs(g, node, in, out, values)) {
-        b.switches[node.name] = std::move(*specs);
+        b.switches[node.attrs.get()] = std::move(*specs);
         node_dynamic = false;
       }
     }
@@ -314,12 +316,8 @@ void Plan::Capture(const TensorList& inputs, SharedArena& arena) {
       },
       [&, base = dev.graph_size()](int) { node_ends_.push_back(dev.graph_size() - base); },
       [&](int i, const ValueList& in) -> std::optional<ValueList> {
-        // (by name, which a model may give two nodes: only an If with as
-        // many results is one)
-        auto it = switches_.find(g.nodes[i].name);
-        if (it == switches_.end() || !Branches(g.nodes[i]) ||
-            it->second.size() != g.nodes[i].outputs.size())
-          return std::nullopt;
+        auto it = switches_.find(g.nodes[i].attrs.get());
+        if (it == switches_.end()) return std::nullopt;
         return RecordSwitch(graph_, g.nodes[i], in, values, it->second);
       }};
   // An op that cannot be recorded, or a result that is a sequence: the

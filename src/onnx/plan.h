@@ -137,9 +137,9 @@ class Plan {
   // run binds its inputs into them instead of copying every constant
   // (each Tensor copy allocates its shape and strides).
   ValueList walk_values_;
-  // If nodes the capture records as switches between their branches'
-  // plans, with their results' specs.
-  std::map<std::string, std::vector<Spec>> switches_;
+  // If nodes (by their parsed attributes) the capture records as switches
+  // between their branches' plans, with their results' specs.
+  std::map<const void*, std::vector<Spec>> switches_;
 };
 
 }  // namespace singa::sonnx
