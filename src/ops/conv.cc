@@ -263,42 +263,56 @@ memory::desc WeightsDesc(const Tensor& w, int64_t group) {
   return memory::desc(dims, du::ToDnnl(w.dtype()), strides);
 }
 
+// What a candidate being timed keeps across its rounds: its weights in its
+// layout, since the steady state reorders them once per version (timing that
+// reorder on every call made YOLO's 1x1 layers pick oneDNN's gemm
+// convolution, whose Swish post-op runs 6x slower than the jit kernel's),
+// and its reorder buffers, which fresh would be first-touched on every
+// round (the build runs with the allocator's cache off).
+struct TimedBuffers {
+  memory wei;
+  Tensor src, dst;
+};
+
 // One call of p: reorders x and w into p's layouts where they differ, the
 // convolution (with Z in dst first for a sum post-op), and the reorder of
-// its result into y. `key` is the convolution's cache key. Candidates being
-// timed (`timing`) do not keep reordered weights.
+// its result into y. `key` is the convolution's cache key. A candidate
+// being timed passes its `timed` buffers, and keeps no packed weights.
 void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const Tensor& w,
              const Tensor& b, const Tensor& z, const Tensor& y, int64_t group,
-             bool timing = false) {
+             TimedBuffers* timed = nullptr) {
   const std::string base = key + "|" + p.layout;
-  Tensor src_buf, wei_buf, dst_buf;
+  Tensor src_local, dst_local;
+  Tensor& src_buf = timed ? timed->src : src_local;
+  Tensor& dst_buf = timed ? timed->dst : dst_local;
+  const auto scratch = [](const memory::desc& d, Tensor& holder) {
+    return holder.defined() ? memory(d, du::Engine(), holder.raw_data())
+                            : du::ScratchMem(d, holder);
+  };
   memory src, wei, dst;
   if (p.blocked & kBlockedX) {
     src = memory(p.pd.src_desc(), du::Engine(), x.raw_data());
   } else if (p.src_is_plain && x.is_contiguous()) {
     src = du::Mem(x, p.src_plain);
   } else {
-    src = du::ScratchMem(p.pd.src_desc(), src_buf);
+    src = scratch(p.pd.src_desc(), src_buf);
     std::string rk = base + "|src|";
     du::AppendKey(rk, x);
     du::Reorder(rk, du::Mem(x), src);
   }
-  if (p.wei_is_plain && w.is_contiguous()) {
+  if (timed) {
+    wei = timed->wei;
+  } else if (p.wei_is_plain && w.is_contiguous()) {
     wei = du::Mem(w, p.wei_plain);
   } else {
     std::string rk = base + "|wei|";
     du::AppendKey(rk, w);
-    if (timing) {
-      wei = du::ScratchMem(p.pd.weights_desc(), wei_buf);
-      du::Reorder(rk, memory(WeightsDesc(w, group), du::Engine(), w.raw_data()), wei);
-    } else {
-      wei = du::PackedWeights(w, WeightsDesc(w, group), p.pd.weights_desc(), rk);
-    }
+    wei = du::PackedWeights(w, WeightsDesc(w, group), p.pd.weights_desc(), rk);
   }
   const bool y_blocked = p.blocked & kBlockedY;
   dst = y_blocked        ? memory(p.pd.dst_desc(), du::Engine(), y.raw_data())
         : p.dst_is_plain ? du::Mem(y, p.dst_plain)
-                         : du::ScratchMem(p.pd.dst_desc(), dst_buf);
+                         : scratch(p.pd.dst_desc(), dst_buf);
   if (p.sum) {
     std::string rk = base + "|z|";
     du::AppendKey(rk, z);
@@ -463,9 +477,23 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
   if (!std::all_of(cands.begin(), cands.end(), is_ref)) std::erase_if(cands, is_ref);
   if (cands.empty()) return std::nullopt;
   size_t pick = 0;
-  if (cands.size() > 1)
+  if (cands.size() > 1) {
+    std::vector<TimedBuffers> bufs(cands.size());
+    std::vector<Tensor> packed(cands.size());
+    const memory plain(WeightsDesc(w, group), du::Engine(), w.raw_data());
+    for (size_t i = 0; i < cands.size(); ++i) {
+      if (cands[i].wei_is_plain && w.is_contiguous()) {
+        bufs[i].wei = plain;
+        continue;
+      }
+      std::string rk = key + "|" + cands[i].layout + "|wei|";
+      du::AppendKey(rk, w);
+      bufs[i].wei = du::ScratchMem(cands[i].pd.weights_desc(), packed[i]);
+      du::Reorder(rk, plain, bufs[i].wei);
+    }
     pick = Fastest(cands.size(),
-                   [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, true); });
+                   [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, &bufs[i]); });
+  }
   if (known.empty() && !family.empty()) picks.Remember(family, cands[pick].layout);
   return std::move(cands[pick]);
 }
