@@ -60,37 +60,6 @@ struct ConvAttrs {
 
 using fused_conv::kBlockedX, fused_conv::kBlockedY, fused_conv::kBlockedZ;
 
-// The block of a FusedConv's blocked buffer of C channels: B =
-// du::ChannelBlock() when C is a multiple of it, else C itself, which makes
-// nChw<C>c channels-last (nhwc): a padded nChw<B>c would not fit the
-// buffer of the plain shape.
-int64_t HeldBlock(int64_t channels) {
-  return channels % du::ChannelBlock() == 0 ? du::ChannelBlock() : channels;
-}
-memory::format_tag HeldTag(int64_t channels) {
-  return HeldBlock(channels) == du::ChannelBlock() ? du::BlockedTag(2) : memory::format_tag::nhwc;
-}
-
-// Blocked (nChw<B>c, B = HeldBlock(C)) <-> NCHW for the reference path:
-// element (n, c, h, w) of a blocked buffer is at
-// ((n * C/B + c/B) * H * W + h * W + w) * B + c % B.
-Tensor Unblock(const Tensor& t, bool to_blocked) {
-  const int64_t n = t.dim(0), c = t.dim(1), hw = t.dim(2) * t.dim(3), bk = HeldBlock(c);
-  const Tensor src = t.Contiguous();
-  Tensor out(t.shape(), t.dtype(), t.device());
-  const float* s = static_cast<const float*>(src.raw_data());
-  float* d = static_cast<float*>(out.raw_data());
-  for (int64_t i = 0; i < n * c; ++i)
-    for (int64_t p = 0; p < hw; ++p) {
-      const int64_t plain = i * hw + p, blk = ((i - i % bk) * hw + p * bk) + i % bk;
-      if (to_blocked)
-        d[blk] = s[plain];
-      else
-        d[plain] = s[blk];
-    }
-  return out;
-}
-
 std::vector<int64_t> KernelShape(const Shape& w_shape) {
   return std::vector<int64_t>(w_shape.begin() + 2, w_shape.end());
 }
@@ -226,17 +195,17 @@ void ConvReference(KernelCtx& k, const ConvAttrs& a) {
   if (k.output(0).empty()) return;
   ops::Window win = KernelWindow(k, a);
   const Tensor b = k.has_input(2) ? k.input(2) : Tensor();
-  const Tensor x = a.blocked & kBlockedX ? Unblock(k.input(0), false) : k.input(0);
+  const Tensor x = a.blocked & kBlockedX ? du::Unblock(k.input(0), false) : k.input(0);
   const Tensor y =
       a.blocked & kBlockedY ? Tensor(k.output(0).shape(), k.output(0).dtype()) : k.output(0);
   VisitFloat(x.dtype(), [&]<class T>(Tag<T>) { ConvLoop<T>(x, k.input(1), b, y, win, a.group); });
   if (HasEpilogue(k, a)) {
     const Tensor z = !k.has_input(3)         ? Tensor()
-                     : a.blocked & kBlockedZ ? Unblock(k.input(3), false)
+                     : a.blocked & kBlockedZ ? du::Unblock(k.input(3), false)
                                              : k.input(3);
     Epilogue(y, z, a);
   }
-  if (a.blocked & kBlockedY) cpu::ConvertCopy(Unblock(y, true), k.output(0));
+  if (a.blocked & kBlockedY) cpu::ConvertCopy(du::Unblock(y, true), k.output(0));
 }
 
 // ---- fast path: oneDNN ----------------------------------------------------
@@ -454,7 +423,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
     // not a multiple of B) and as oneDNN's pick (one fixed side and one
     // `any` can leave oneDNN with its reference kernel only).
     const auto side = [&](const memory::desc& d, bool fixed, bool c16) {
-      return with_tag(d, fixed ? HeldTag(d.get_dims()[1])
+      return with_tag(d, fixed ? du::HeldTag(d.get_dims()[1])
                          : c16 ? du::BlockedTag(2)
                                : memory::format_tag::any);
     };

@@ -172,14 +172,15 @@ void AveragePoolReference(KernelCtx& k, const PoolAttrs& a) {
 
 // ---- fast path: oneDNN pooling --------------------------------------------
 
-// A oneDNN pooling forward. Without AVX-512 oneDNN pools plain NCHW with a
-// slow non-jit kernel (3.5 ms for ShuffleNet-V2's 24x112x112 max pool on
-// AVX2): there its jit kernel runs on channels-last copies of X and Y
-// instead, the two reorders costing far less than the difference.
+// A oneDNN pooling forward on X and Y in the layouts `x_pool` and `y_pool`.
+// Without AVX-512 oneDNN pools plain NCHW with a slow non-jit kernel (3.5 ms
+// for ShuffleNet-V2's 24x112x112 max pool on AVX2): there its jit kernel
+// runs on channels-last copies of X and Y instead, the two reorders costing
+// far less than the difference.
 struct PoolPrim {
   dnnl::pooling_forward pool;
+  memory::desc x_pool, y_pool;
   std::optional<dnnl::reorder> to_channels_last, from_channels_last;
-  memory::desc x_last, y_last;
 };
 
 memory::format_tag ChannelsLastTag(int64_t spatial_dims) {
@@ -187,8 +188,9 @@ memory::format_tag ChannelsLastTag(int64_t spatial_dims) {
   return spatial_dims == 1 ? tag::acb : spatial_dims == 2 ? tag::acdb : tag::acdeb;
 }
 
+// `held`: X and Y are the planner's blocked buffers (du::HeldTag).
 std::optional<PoolPrim> MakePool(dnnl::algorithm alg, const Tensor& x, const Tensor& y,
-                                 const ops::Window& w) {
+                                 const ops::Window& w, bool held) {
   memory::dims strides, kernel, dilation, pad_l, pad_r;
   for (int64_t i = 0; i < w.nd; ++i) {
     strides.push_back(w.stride[i]);
@@ -202,32 +204,36 @@ std::optional<PoolPrim> MakePool(dnnl::algorithm alg, const Tensor& x, const Ten
                                                  alg, xd, yd, strides, kernel, dilation, pad_l,
                                                  pad_r, du::UserScratchpad());
   };
+  const auto tagged = [](const Tensor& t, memory::format_tag tag) {
+    return memory::desc(du::Dims(t.shape()), du::ToDnnl(t.dtype()), tag);
+  };
   try {
-    const memory::desc xd = du::PlainDesc(x.shape(), x.dtype()),
-                       yd = du::PlainDesc(y.shape(), y.dtype());
+    const memory::desc xd = held ? tagged(x, du::HeldTag(x.dim(1)))
+                                 : du::PlainDesc(x.shape(), x.dtype()),
+                       yd = held ? tagged(y, du::HeldTag(y.dim(1)))
+                                 : du::PlainDesc(y.shape(), y.dtype());
     dnnl::pooling_forward::primitive_desc pd = make(xd, yd);
     const std::string impl = pd.impl_info_str();
-    if (!impl.starts_with("jit")) {
-      const memory::desc xl(du::Dims(x.shape()), du::ToDnnl(x.dtype()), ChannelsLastTag(w.nd)),
-          yl(du::Dims(y.shape()), du::ToDnnl(y.dtype()), ChannelsLastTag(w.nd));
+    if (!held && !impl.starts_with("jit")) {
+      const memory::desc xl = tagged(x, ChannelsLastTag(w.nd)),
+                         yl = tagged(y, ChannelsLastTag(w.nd));
       dnnl::pooling_forward::primitive_desc last = make(xl, yl);
       if (std::string(last.impl_info_str()).starts_with("jit"))
         return PoolPrim{
-            dnnl::pooling_forward(last),
+            dnnl::pooling_forward(last), xl, yl,
             dnnl::reorder(dnnl::reorder::primitive_desc(du::Engine(), xd, du::Engine(), xl)),
-            dnnl::reorder(dnnl::reorder::primitive_desc(du::Engine(), yl, du::Engine(), yd)), xl,
-            yl};
+            dnnl::reorder(dnnl::reorder::primitive_desc(du::Engine(), yl, du::Engine(), yd))};
     }
     // The reference implementation is slower than our loops.
     if (impl.starts_with("ref")) return std::nullopt;
-    return PoolPrim{dnnl::pooling_forward(pd), std::nullopt, std::nullopt, {}, {}};
+    return PoolPrim{dnnl::pooling_forward(pd), xd, yd, std::nullopt, std::nullopt};
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
 }
 
 // Runs oneDNN pooling when it applies; false when the loop must run.
-bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg) {
+bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg, bool held = false) {
   const Tensor& y = k.output(0);
   if (k.input(0).dtype() != DType::kFloat32 || k.num_outputs() > 1 || k.input(0).empty())
     return false;
@@ -235,17 +241,19 @@ bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg) {
   std::string key = "Pool;" + std::to_string(static_cast<int>(alg)) + ToString(x.shape());
   for (const auto* v : {&w.kernel, &w.stride, &w.dilation, &w.pad_begin, &w.pad_end})
     key += ops::IntsString(*v);
-  key += ToString(y.shape());
-  auto& prim = du::Cached<std::optional<PoolPrim>>(key, [&] { return MakePool(alg, x, y, w); });
+  key += ToString(y.shape()) + (held ? ";held" : "");
+  auto& prim =
+      du::Cached<std::optional<PoolPrim>>(key, [&] { return MakePool(alg, x, y, w, held); });
   if (!prim) return false;
-  const memory xm = du::Mem(x, du::PlainDesc(x.shape(), x.dtype())),
-               ym = du::Mem(y, du::PlainDesc(y.shape(), y.dtype()));
   if (!prim->to_channels_last) {
-    du::Execute(prim->pool, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+    du::Execute(prim->pool, {{DNNL_ARG_SRC, du::Mem(x, prim->x_pool)},
+                             {DNNL_ARG_DST, du::Mem(y, prim->y_pool)}});
     return true;
   }
   const Tensor xt(x.shape(), x.dtype()), yt(y.shape(), y.dtype());  // channels-last storage
-  const memory xl = du::Mem(xt, prim->x_last), yl = du::Mem(yt, prim->y_last);
+  const memory xm = du::Mem(x, du::PlainDesc(x.shape(), x.dtype())),
+               ym = du::Mem(y, du::PlainDesc(y.shape(), y.dtype()));
+  const memory xl = du::Mem(xt, prim->x_pool), yl = du::Mem(yt, prim->y_pool);
   du::Execute(*prim->to_channels_last, {{DNNL_ARG_FROM, xm}, {DNNL_ARG_TO, xl}});
   du::Execute(prim->pool, {{DNNL_ARG_SRC, xl}, {DNNL_ARG_DST, yl}});
   du::Execute(*prim->from_channels_last, {{DNNL_ARG_FROM, yl}, {DNNL_ARG_TO, ym}});
@@ -273,6 +281,25 @@ void AveragePoolForward(KernelCtx& k, const PoolAttrs& a) {
   ops::Window w = KernelWindow("AveragePool", k, a);
   std::optional<dnnl::algorithm> alg = AvgPoolAlgorithm(w, a);
   if (!alg || !PoolFast(k, w, *alg)) AveragePoolReference(k, a);
+}
+
+// The planner's pools over blocked buffers (BlockedMaxPool,
+// BlockedAveragePool: src/onnx/passes/choose_layouts.cc): X and Y are held
+// in du::HeldTag's layout, so the convolutions around a pool need no
+// reorders. oneDNN's pooling where it has a jit kernel, else the loops on
+// NCHW copies.
+template <PoolKind kKind>
+void BlockedPoolForward(KernelCtx& k, const PoolAttrs& a) {
+  if (k.output(0).empty()) return;
+  constexpr bool kMaxKind = kKind == PoolKind::kMax;
+  ops::Window w = KernelWindow(kMaxKind ? "MaxPool" : "AveragePool", k, a);
+  const std::optional<dnnl::algorithm> alg =
+      kMaxKind ? dnnl::algorithm::pooling_max : AvgPoolAlgorithm(w, a);
+  if (alg && PoolFast(k, w, *alg, true)) return;
+  const Tensor x = du::Unblock(k.input(0), false);
+  const Tensor y(k.output(0).shape(), k.output(0).dtype());
+  PoolLoop<float, kKind>(x, y, nullptr, w, a.count_include_pad != 0, false);
+  cpu::ConvertCopy(du::Unblock(y, true), k.output(0));
 }
 
 // ---- global pooling ---------------------------------------------------------
@@ -566,6 +593,35 @@ const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DTy
       if (v >= 10) b.attr("ceil_mode", &PoolAttrs::ceil_mode);
       if (v >= 19) b.attr("dilations", &PoolAttrs::dilations);
     });
+
+// X and Y 2-D float32 in the planner's blocked layout (BlockedPoolForward).
+SINGA_REGISTER_OP(BlockedMaxPool, PoolAttrs)
+    .domain("ai.singa")
+    .inputs({"X"})
+    .outputs({"Y"})
+    .attr("auto_pad", &PoolAttrs::auto_pad)
+    .attr("ceil_mode", &PoolAttrs::ceil_mode)
+    .attr("dilations", &PoolAttrs::dilations)
+    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+    .attr("pads", &PoolAttrs::pads)
+    .attr("strides", &PoolAttrs::strides)
+    .dtypes({DType::kFloat32})
+    .infer(PoolInfer)
+    .kernel(BlockedPoolForward<PoolKind::kMax>);
+SINGA_REGISTER_OP(BlockedAveragePool, PoolAttrs)
+    .domain("ai.singa")
+    .inputs({"X"})
+    .outputs({"Y"})
+    .attr("auto_pad", &PoolAttrs::auto_pad)
+    .attr("ceil_mode", &PoolAttrs::ceil_mode)
+    .attr("count_include_pad", &PoolAttrs::count_include_pad)
+    .attr("dilations", &PoolAttrs::dilations)
+    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+    .attr("pads", &PoolAttrs::pads)
+    .attr("strides", &PoolAttrs::strides)
+    .dtypes({DType::kFloat32})
+    .infer(PoolInfer)
+    .kernel(BlockedPoolForward<PoolKind::kAvg>);
 
 SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)
     .since_opset(1)

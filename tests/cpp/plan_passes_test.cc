@@ -33,8 +33,14 @@ class TestGraph {
   // first output's slot.
   int Op(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
          const AttrMap& attrs = {}, const std::string& domain = "") {
+    return OpN(op, inputs, {output}, attrs, domain);
+  }
+  // The same with several outputs.
+  int OpN(const std::string& op, const std::vector<std::string>& inputs,
+          const std::vector<std::string>& outputs, const AttrMap& attrs = {},
+          const std::string& domain = "") {
     Node n;
-    n.name = output;
+    n.name = outputs[0];
     n.op_type = op;
     n.domain = domain;
     n.schema = &OpRegistry::Get(op, kLatestOpset, domain);
@@ -50,12 +56,14 @@ class TestGraph {
       else
         in.emplace_back(specs_[s].shape, specs_[s].dtype);
     }
-    const TensorSpec out = n.schema->Infer(in, n.attrs.get(), 1, n.name)[0];
-    const int s = NewSlot(output, {out.dtype, out.shape});
-    g_.producer[s] = static_cast<int>(g_.nodes.size());
-    n.outputs = {s};
+    const auto specs = n.schema->Infer(in, n.attrs.get(), static_cast<int>(outputs.size()), n.name);
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const int s = NewSlot(outputs[k], {specs[k].dtype, specs[k].shape});
+      g_.producer[s] = static_cast<int>(g_.nodes.size());
+      n.outputs.push_back(s);
+    }
     g_.nodes.push_back(std::move(n));
-    return s;
+    return g_.nodes.back().outputs[0];
   }
   void Output(const std::string& name) { results_.push_back(g_.slot_of.at(name)); }
   int slot(const std::string& name) const { return g_.slot_of.at(name); }
@@ -198,6 +206,41 @@ TEST(FoldBatchNorm, FoldsIntoTheConvsWeightsAndBias) {
   }
   // The plan is rebuilt when one of the six parameters changes.
   EXPECT_EQ(ctx.deps.size(), 5u);  // W, scale, bias, mean, var (no conv bias)
+}
+
+TEST(FoldBatchNorm, FoldsIntoAConvTransposePerOutputChannelOfEachGroup) {
+  // W [C_in 4, C_out/group 2, 3, 3] in 2 groups: output channel g * 2 + j
+  // is W[g * 2 + i, j] for i in 0..1.
+  TestGraph t;
+  t.Input("x", {1, 4, 5, 5});
+  t.Param("c_W", Range({4, 2, 3, 3}, 0.05f, -0.3f));
+  t.Param("c_B", Range({4}, 0.2f, -0.1f));
+  t.Op("ConvTranspose", {"x", "c_W", "c_B"}, "c", {{"group", int64_t{2}}});
+  AddBatchNorm(t, "c", "n");
+  t.Output("n");
+  PassCtx ctx = t.Ctx();
+  FoldBatchNorm(ctx);
+  ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"ConvTranspose"}));
+  const Node& conv = *ctx.nodes[0];
+  const auto& k = ctx.source.constants;
+  const std::vector<float> w = k[t.slot("c_W")].ToVector<float>(),
+                           b = k[t.slot("c_B")].ToVector<float>(),
+                           w2 = ctx.graph.constants[conv.inputs[1]].ToVector<float>(),
+                           b2 = ctx.graph.constants[conv.inputs[2]].ToVector<float>();
+  const std::vector<float> scale = k[t.slot("n_scale")].ToVector<float>(),
+                           bias = k[t.slot("n_bias")].ToVector<float>(),
+                           mean = k[t.slot("n_mean")].ToVector<float>(),
+                           var = k[t.slot("n_var")].ToVector<float>();
+  for (int m = 0; m < 4; ++m) {
+    const float s = scale[m] / std::sqrt(var[m] + 1e-5f);
+    EXPECT_FLOAT_EQ(b2[m], (b[m] - mean[m]) * s + bias[m]);
+    const int g = m / 2, j = m % 2;
+    for (int i = 0; i < 2; ++i)
+      for (int p = 0; p < 9; ++p) {
+        const int at = ((g * 2 + i) * 2 + j) * 9 + p;
+        EXPECT_FLOAT_EQ(w2[at], w[at] * s) << "channel " << m;
+      }
+  }
 }
 
 TEST(FoldBatchNorm, LeavesABatchNormThatCannotFold) {
@@ -542,7 +585,7 @@ TEST(ChooseLayouts, LeavesValuesOtherOpsReadInNchw) {
     TestGraph t;
     t.Input("x", {1, 4, 5, 5});
     AddConv(t, "x", "c1");
-    t.Op("Sigmoid", {"c1"}, "a");
+    t.Op("Softmax", {"c1"}, "a", {{"axis", int64_t{1}}});
     AddConv(t, "a", "c2");
     AddConv(t, "c2", "c3");
     t.Op("Relu", {"c2"}, "r");
@@ -550,7 +593,75 @@ TEST(ChooseLayouts, LeavesValuesOtherOpsReadInNchw) {
     t.Output("r");
     PassCtx ctx = t.Ctx();
     ChooseLayouts(ctx);
-    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Sigmoid", "Conv", "Conv", "Relu"}));
+    EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "Softmax", "Conv", "Conv", "Relu"}));
+  }
+}
+
+TEST(ChooseLayouts, BlockedValuesFlowThroughPoolsElementwiseOpsConcatAndSplit) {
+  using namespace fused_conv;
+  // c1 -> MaxPool -> c2 -> Split(16, 16) -> a, b; a -> c3 -> Add(b) -> Concat(a) -> Sigmoid -> c4:
+  // every value between c1 and c4 is blocked; 16 channels are whole blocks (B is 16 or 8).
+  TestGraph t;
+  t.Input("x", {1, 32, 8, 8});
+  AddConv(t, "x", "c1", 32);
+  t.Op("MaxPool", {"c1"}, "p", {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}});
+  AddConv(t, "p", "c2", 32);
+  t.Param("sizes", Tensor::FromVector<int64_t>({2}, {16, 16}));
+  t.OpN("Split", {"c2", "sizes"}, {"a", "b"}, {{"axis", int64_t{1}}});
+  AddConv(t, "a", "c3", 16);
+  t.Op("Add", {"c3", "b"}, "s");
+  t.Op("Concat", {"s", "a"}, "j", {{"axis", int64_t{1}}});
+  t.Op("Sigmoid", {"j"}, "g");
+  AddConv(t, "g", "c4", 32);
+  t.Output("c4");
+  PassCtx ctx = t.Ctx();
+  ChooseLayouts(ctx);
+  EXPECT_EQ(OpTypes(ctx),
+            (std::vector<std::string>{"FusedConv", "BlockedMaxPool", "FusedConv", "Split",
+                                      "FusedConv", "Add", "Concat", "Sigmoid", "FusedConv"}));
+  std::vector<int64_t> bits;
+  for (const auto& n : ctx.nodes)
+    if (n && n->op_type == "FusedConv") bits.push_back(Blocked(*n));
+  EXPECT_EQ(bits, (Ints{kBlockedY, kBlockedX | kBlockedY, kBlockedX | kBlockedY, kBlockedX}));
+}
+
+TEST(ChooseLayouts, OpsThatMoveElementsKeepTheirValuesInNchw) {
+  // Concat of parts that are not whole blocks (4 channels), a Mul that
+  // broadcasts a per-channel scale, a MaxPool with Indices: NCHW around.
+  const auto plain = [](TestGraph& t, const std::string& result) {
+    t.Output(result);
+    PassCtx ctx = t.Ctx();
+    ChooseLayouts(ctx);
+    for (const auto& n : ctx.nodes)
+      if (n) EXPECT_EQ(Blocked(*n), 0) << n->name;
+    for (const auto& n : ctx.nodes)
+      if (n) EXPECT_FALSE(n->op_type.starts_with("Blocked")) << n->name;
+  };
+  {
+    TestGraph t;
+    t.Input("x", {1, 4, 5, 5});
+    AddConv(t, "x", "c1");
+    AddConv(t, "x", "c2");
+    t.Op("Concat", {"c1", "c2"}, "j", {{"axis", int64_t{1}}});
+    AddConv(t, "j", "c3", 8);
+    plain(t, "c3");
+  }
+  {
+    TestGraph t;
+    t.Input("x", {1, 32, 5, 5});
+    AddConv(t, "x", "c1", 32);
+    t.Param("scale", Range({1, 32, 1, 1}, 0.1f, 0.5f));
+    t.Op("Mul", {"c1", "scale"}, "m");
+    AddConv(t, "m", "c2", 32);
+    plain(t, "c2");
+  }
+  {
+    TestGraph t;
+    t.Input("x", {1, 32, 4, 4});
+    AddConv(t, "x", "c1", 32);
+    t.OpN("MaxPool", {"c1"}, {"p", "i"}, {{"kernel_shape", Ints{2, 2}}});
+    AddConv(t, "p", "c2", 32);
+    plain(t, "c2");
   }
 }
 

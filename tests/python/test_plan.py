@@ -502,6 +502,87 @@ def test_activations_stay_blocked_between_convolutions(ci, c):
         np.testing.assert_allclose(tensor.to_numpy(got_a1), want_a1, rtol=RTOL, atol=ATOL)
 
 
+def _csp_block(pool, c=32):
+    """x[N,c,H,W] -> Conv -> a pool -> Conv -> Split(c/2, c/2) -> Conv + the other half
+    -> Concat -> Sigmoid -> Conv -> ConvTranspose (2 groups) + BN -> Relu: a detector's CSP block
+    and a segmenter's upsampling; the values between the convolutions stay blocked."""
+    rng = np.random.default_rng(5)
+    h = c // 2
+    inits = [numpy_helper.from_array(np.array([h, h], np.int64), "halves")]
+
+    def init(name, shape, scale=0.2):
+        inits.append(numpy_helper.from_array(
+            (rng.standard_normal(shape) * scale).astype(np.float32), name))
+        return name
+
+    for name, shape in (("w1", (c, c, 3, 3)), ("w2", (c, c, 1, 1)), ("w3", (h, h, 3, 3)),
+                        ("w4", (c, c, 1, 1)), ("wt", (c, c // 2, 2, 2))):
+        init(name, shape)
+    init("bt", (c,))
+    bn = ["g", "bb", "m", "v"]
+    for name in bn:
+        inits.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, c).astype(np.float32), name))
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        pool,
+        helper.make_node("Conv", ["p", "w2"], ["c2"]),
+        helper.make_node("Split", ["c2", "halves"], ["a", "b"], axis=1),
+        helper.make_node("Conv", ["a", "w3"], ["c3"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c3", "b"], ["s"]),
+        helper.make_node("Concat", ["s", "a"], ["j"], axis=1),
+        helper.make_node("Sigmoid", ["j"], ["g_"]),
+        helper.make_node("Conv", ["g_", "w4"], ["c4"]),
+        helper.make_node("ConvTranspose", ["c4", "wt", "bt"], ["t"], strides=[2, 2], group=2),
+        helper.make_node("BatchNormalization", ["t"] + bn, ["n"]),
+        helper.make_node("Relu", ["n"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "csp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", c, 9, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", c, None, None])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model
+
+
+@pytest.mark.parametrize("pool,blocked", [
+    (helper.make_node("MaxPool", ["c1"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+     "BlockedMaxPool"),
+    (helper.make_node("MaxPool", ["c1"], ["p"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                      ceil_mode=1, strides=[2, 2], dilations=[1, 1]), "BlockedMaxPool"),
+    (helper.make_node("AveragePool", ["c1"], ["p"], kernel_shape=[3, 3], strides=[2, 2],
+                      pads=[1, 1, 1, 1], count_include_pad=1), "BlockedAveragePool"),
+    (helper.make_node("AveragePool", ["c1"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
+                      ceil_mode=1), "BlockedAveragePool"),
+])
+def test_blocked_values_flow_through_pools_splits_and_concats(pool, blocked):
+    model = _csp_block(pool)
+    x = np.random.default_rng(6).standard_normal((2, 32, 9, 9)).astype(np.float32)
+    rep = sonnx.prepare(model, "CPU")
+    walked = sonnx.prepare(model, "CPU")
+    walked.use_plan = False
+    want = _ort(model, x)
+    for _ in range(3):
+        np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]), want, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(tensor.to_numpy(walked.run([x])[0]), want, rtol=RTOL, atol=ATOL)
+    # The Add is the third convolution's Z; the BN folds into the ConvTranspose's weights.
+    assert rep.planned_op_types == ["FusedConv", blocked, "FusedConv", "Split", "FusedConv",
+                                    "Concat", "Sigmoid", "FusedConv", "ConvTranspose", "Relu"]
+    # A value between them asked for as well comes out in NCHW.
+    sess = ort.InferenceSession(_with_output(model, "j").SerializeToString(),
+                                providers=["CPUExecutionProvider"])
+    want_y, want_j = sess.run(None, {"x": x})
+    y, got_j = rep.run([x], aux_output=["j"])
+    np.testing.assert_allclose(tensor.to_numpy(y), want_y, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(tensor.to_numpy(got_j), want_j, rtol=RTOL, atol=ATOL)
+
+
+def _with_output(model, name):
+    both = onnx.ModelProto()
+    both.CopyFrom(model)
+    both.graph.output.append(helper.make_empty_tensor_value_info(name))
+    return both
+
+
 def test_the_build_run_leaves_nothing_in_the_pool_cache():
     """A model whose shapes come from data (NonZero here) builds its plan by
     running every node; the temporaries go back to the OS instead of the

@@ -76,6 +76,31 @@ dnnl::memory::format_tag BlockedTag(int64_t spatial_dims) {
   return (ChannelBlock() == 16 ? k16 : k8)[spatial_dims - 1];
 }
 
+int64_t HeldBlock(int64_t channels) {
+  return channels % ChannelBlock() == 0 ? ChannelBlock() : channels;
+}
+
+dnnl::memory::format_tag HeldTag(int64_t channels) {
+  return HeldBlock(channels) == ChannelBlock() ? BlockedTag(2) : dnnl::memory::format_tag::nhwc;
+}
+
+Tensor Unblock(const Tensor& t, bool to_blocked) {
+  const int64_t n = t.dim(0), c = t.dim(1), hw = t.dim(2) * t.dim(3), bk = HeldBlock(c);
+  const Tensor src = t.Contiguous();
+  Tensor out(t.shape(), t.dtype(), t.device());
+  const float* s = static_cast<const float*>(src.raw_data());
+  float* d = static_cast<float*>(out.raw_data());
+  for (int64_t i = 0; i < n * c; ++i)
+    for (int64_t p = 0; p < hw; ++p) {
+      const int64_t plain = i * hw + p, blk = ((i - i % bk) * hw + p * bk) + i % bk;
+      if (to_blocked)
+        d[blk] = s[plain];
+      else
+        d[plain] = s[blk];
+    }
+  return out;
+}
+
 dnnl::memory Mem(const Tensor& t) { return dnnl::memory(Desc(t), Engine(), t.raw_data()); }
 dnnl::memory Mem(const Tensor& t, const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, Engine(), t.raw_data());

@@ -40,6 +40,18 @@ using cpu::ChannelBlock;
 // That layout for `spatial_dims` (1 to 3) spatial dimensions.
 dnnl::memory::format_tag BlockedTag(int64_t spatial_dims);
 
+// The planner's blocked buffers (src/onnx/passes/choose_layouts.cc): a
+// 2-D float32 activation of C channels held as nChw<B>c, B = HeldBlock(C):
+// ChannelBlock() when C is a multiple of it, else C itself, which makes
+// nChw<C>c channels-last (nhwc), since a padded nChw<B>c would not fit the
+// buffer of the plain shape. HeldTag(C) names that layout.
+int64_t HeldBlock(int64_t channels);
+dnnl::memory::format_tag HeldTag(int64_t channels);
+// `t` [N, C, H, W] converted between NCHW and its held layout: element
+// (n, c, h, w) of a held buffer is at
+// ((n * C/B + c/B) * H * W + h * W + w) * B + c % B. For reference kernels.
+Tensor Unblock(const Tensor& t, bool to_blocked);
+
 // Runs a primitive on the shared stream and waits for it. A primitive
 // made with UserScratchpad gets its scratchpad from a buffer of the calling
 // thread's, which grows to the largest one asked for.

@@ -1,6 +1,8 @@
 // fold_batch_norm: a BatchNormalization (inference) that alone reads a
-// float32 Conv's result is folded into the Conv's weights and bias:
-//   s = scale / sqrt(var + epsilon); W' = W * s (per output channel);
+// float32 Conv's or ConvTranspose's result is folded into its weights and
+// bias:
+//   s = scale / sqrt(var + epsilon); W' = W * s (per output channel: W's
+//   first axis for Conv, its second within each group for ConvTranspose);
 //   B' = (B - mean) * s + bias,
 // new constants named after the BatchNormalization's output, which the Conv
 // now writes (it stays where it was). Repeats while another one follows.
@@ -78,16 +80,22 @@ bool Fold(PassCtx& ctx, Node& conv, const Node& bn) {
                &mean = g.constants[bn.inputs[3]], &var = g.constants[bn.inputs[4]];
   for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
     if (t->defined() && t->dtype() != DType::kFloat32) return false;
-  if (scale.ndim() != 1 || scale.dim(0) != w.dim(0)) return false;
+  const bool transposed = IsOnnx(conv, "ConvTranspose");
+  const int64_t group = AttrOf<int64_t>(conv, "group").value_or(1);
+  if (w.ndim() < 3 || group < 1 || w.dim(0) % group) return false;
+  const int64_t out_channels = transposed ? w.dim(1) * group : w.dim(0);
+  if (scale.ndim() != 1 || scale.dim(0) != out_channels) return false;
   const float eps = AttrOf<float>(bn, "epsilon").value_or(1e-5f);
   const Device dev = ctx.graph.device;
   auto [w2, b2] = FoldedOnce({&w, &b, &scale, &bias, &mean, &var}, eps, [&] {
     Tensor s =
         Call1("Div", {scale, Call1("Sqrt", {Call1("Add", {var, Tensor::Scalar(eps, dev)})})});
-    Shape per_channel(w.ndim(), 1);
-    per_channel[0] = w.dim(0);
+    // W as [g, C_in/g, C_out/g, rest] for ConvTranspose, [C_out, rest] for Conv.
+    const Shape ws =
+        transposed ? Shape{group, w.dim(0) / group, w.dim(1), -1} : Shape{w.dim(0), -1};
+    const Shape ss = transposed ? Shape{group, 1, w.dim(1), 1} : Shape{w.dim(0), 1};
     Tensor centered = b.defined() ? Call1("Sub", {b, mean}) : Call1("Neg", {mean});
-    return std::pair{Call1("Mul", {w, s.Reshape(per_channel)}),
+    return std::pair{Call1("Mul", {w.Reshape(ws), s.Reshape(ss)}).Reshape(w.shape()),
                      Call1("Add", {Call1("Mul", {centered, s}), bias})};
   });
   for (const Tensor* t : {&w, &b, &scale, &bias, &mean, &var})
@@ -108,7 +116,9 @@ bool Fold(PassCtx& ctx, Node& conv, const Node& bn) {
 void FoldBatchNorm(PassCtx& ctx) {
   const Readers readers(ctx);
   for (auto& conv : ctx.nodes) {
-    if (!conv || !IsOnnx(*conv, "Conv") || conv->outputs.size() != 1) continue;
+    if (!conv || !(IsOnnx(*conv, "Conv") || IsOnnx(*conv, "ConvTranspose")) ||
+        conv->outputs.size() != 1)
+      continue;
     const int out = conv->outputs[0];
     if (ctx.specs[out < 0 ? conv->inputs[0] : out].dtype != DType::kFloat32) continue;
     while (true) {
