@@ -17,7 +17,7 @@
 // Results, graph outputs, subgraph inputs and anything another op reads
 // stay NCHW, and so do the convolutions that touch only those.
 #include <algorithm>
-#include <unordered_set>
+#include <string_view>
 
 #include "kernels/cpu/dnnl_util.h"
 #include "onnx/passes/pass.h"
@@ -27,26 +27,12 @@ namespace singa::sonnx {
 namespace {
 
 bool IsElementwise(const Node& n) {
-  static const std::unordered_set<std::string_view> kOps = {"Abs",         "Add",
-                                                            "Ceil",        "Celu",
-                                                            "Clip",        "Cos",
-                                                            "Div",         "Elu",
-                                                            "Erf",         "Exp",
-                                                            "Floor",       "Gelu",
-                                                            "HardSigmoid", "HardSwish",
-                                                            "Identity",    "LeakyRelu",
-                                                            "Log",         "Max",
-                                                            "Mean",        "Min",
-                                                            "Mish",        "Mul",
-                                                            "Neg",         "Pow",
-                                                            "Reciprocal",  "Relu",
-                                                            "Round",       "Selu",
-                                                            "Sigmoid",     "Sign",
-                                                            "Sin",         "Softplus",
-                                                            "Softsign",    "Sqrt",
-                                                            "Sub",         "Sum",
-                                                            "Tanh",        "ThresholdedRelu"};
-  return n.schema && CanonicalDomain(n.domain).empty() && kOps.count(n.op_type);
+  static constexpr std::string_view kOps =
+      " Abs Add Ceil Celu Clip Cos Div Elu Erf Exp Floor Gelu HardSigmoid HardSwish Identity"
+      " LeakyRelu Log Max Mean Min Mish Mul Neg Pow Reciprocal Relu Round Selu Sigmoid Sign Sin"
+      " Softplus Softsign Sqrt Sub Sum Tanh ThresholdedRelu ";
+  return n.schema && CanonicalDomain(n.domain).empty() &&
+         kOps.find(" " + n.op_type + " ") != std::string_view::npos;
 }
 
 // The 4-D values of node n that must share one layout when n does not
@@ -68,6 +54,10 @@ std::vector<int> LayoutGroup(const PassCtx& ctx, const Node& n, bool& whole_bloc
     }
   } else if ((IsOnnx(n, "Concat") || IsOnnx(n, "Split")) &&
              (AttrOf<int64_t>(n, "axis") == 1 || AttrOf<int64_t>(n, "axis") == -3)) {
+    // Parts of sizes computed at run time could stop being whole blocks.
+    if (IsOnnx(n, "Split") && n.inputs.size() > 1 && n.inputs[1] >= 0 &&
+        !ctx.graph.constants[n.inputs[1]].defined())
+      return {};
     whole_blocks = true;
     group.push_back(n.inputs[0]);
     if (IsOnnx(n, "Concat")) group.assign(n.inputs.begin(), n.inputs.end());
