@@ -321,10 +321,16 @@ size_t Fastest(size_t n, Run&& run) {
 // NOTE: which layout is fastest depends on the shape, so MakeConv builds up
 // to three candidates and times them on the first call of each key:
 //  - "plain": src/dst in plain NCHW, for a float32 pointwise (1x1, unpadded,
-//    ungrouped) convolution: one GEMM per image without any reorder, measured
-//    1.3-2.5x faster than blocked layouts plus reorders on ResNet's 1x1
-//    shapes. (oneDNN's plain bf16/f16 1x1 convolution is its slow reference
-//    implementation, so those dtypes skip it.)
+//    ungrouped) convolution: one GEMM per image without any reorder, the
+//    fastest for some of MobileNet-V2's and ShuffleNet-V2's 1x1 layers.
+//    (oneDNN's plain bf16/f16 1x1 convolution is its slow reference
+//    implementation, so those dtypes skip it.) Not with a Swish or
+//    HardSwish activation, which the GEMM applies in a pass of its own:
+//    YOLO's 128 -> 64 1x1 at 40x40 took 0.39 ms with Swish against 0.06
+//    without and 0.14 for the jit kernel with both reorders, PP-LCNet's
+//    512 -> 512 at 6x2x6 0.21 ms with HardSwish against 0.08. (Timing it
+//    anyway cost a fresh process 22 ms: its first call generates oneDNN's
+//    GEMM kernels.)
 //  - "any": format_tag::any everywhere; oneDNN's own pick, for ResNet shapes
 //    brgconv on nhwc (plain NCHW would make it fall back to a slow GEMM).
 //  - "c16": src/dst forced to channel-blocked nC[d][h]w16c (both channel
@@ -368,8 +374,9 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
   auto all_are = [](const std::vector<int64_t>& v, int64_t x) {
     return std::all_of(v.begin(), v.end(), [x](int64_t e) { return e == x; });
   };
-  const bool pointwise = dt == memory::data_type::f32 && group == 1 && all_are(win.kernel, 1) &&
-                         all_are(win.pad_begin, 0) && all_are(win.pad_end, 0);
+  const bool try_plain = dt == memory::data_type::f32 && group == 1 && all_are(win.kernel, 1) &&
+                         all_are(win.pad_begin, 0) && all_are(win.pad_end, 0) &&
+                         a.activation != "Swish" && a.activation != "HardSwish";
   const bool blocked = x.dim(1) % du::ChannelBlock() == 0 && y.dim(1) % du::ChannelBlock() == 0;
 
   dnnl::post_ops post;
@@ -432,7 +439,7 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
     add("blocked-any", side(src_plain, a.blocked & kBlockedX, false),
         side(dst_plain, a.blocked & kBlockedY, false));
   } else {
-    if (pointwise) add("plain", src_plain, dst_plain);
+    if (try_plain) add("plain", src_plain, dst_plain);
     add("any", with_tag(src_plain, memory::format_tag::any),
         with_tag(dst_plain, memory::format_tag::any));
     if (blocked) {
