@@ -34,11 +34,17 @@ void NumericMap(const Tensor& x, const Tensor& y, F f) {
   });
 }
 
-// The fast kernel of an op whose ONNX formula is oneDNN's `alg`.
+// The fast kernel of an op whose ONNX formula is oneDNN's `alg`. A tensor
+// of up to kLoopElements runs the loop: a oneDNN call (its cache key, memory
+// objects, execution) costs about 2 us, more than the loop over that many
+// elements (a streaming model's 64-element gates and 1-element output).
+constexpr int64_t kLoopElements = 256;
 template <class A>
 void EltwiseOr(KernelCtx& k, const A& a, algorithm alg, float alpha, float beta,
                void (*reference)(KernelCtx&, const A&)) {
-  if (!cpu::DnnlEltwise(alg, alpha, beta, k.input(0), k.output(0))) reference(k, a);
+  if (k.input(0).numel() <= kLoopElements ||
+      !cpu::DnnlEltwise(alg, alpha, beta, k.input(0), k.output(0)))
+    reference(k, a);
 }
 
 template <class V>

@@ -32,6 +32,7 @@
 #include <string_view>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/matmul.h"
 #include "kernels/cpu/tuning_cache.h"
 #include "ops/fused_activation.h"
 #include "ops/grad_util.h"
@@ -491,6 +492,66 @@ void AppendInts(std::string& key, const std::vector<int64_t>& v) {
   key += ';';
 }
 
+// A float32 convolution of at most kSmallConvMacs multiply-adds, ungrouped
+// and in NCHW (a streaming audio model's 1-D front end: 1 -> 32 channels over
+// 512 samples, then 32 -> 32), where a oneDNN call with its reorders costs
+// more than the work (about 4 us each): per image, the input windows as rows
+// (im2col, [positions, C * kernel]) times the weights packed for
+// cpu::PanelMatMul, then the result transposed into Y and the epilogue.
+constexpr int64_t kSmallConvMacs = int64_t{1} << 16;
+
+bool SmallConv(KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
+  const Tensor& x = k.input(0);
+  const Tensor& w = k.input(1);
+  const Tensor& y = k.output(0);
+  const int64_t m = w.dim(0), ck = w.numel() / m, positions = y.numel() / (y.dim(0) * m);
+  if (x.dtype() != DType::kFloat32 || a.group != 1 || a.blocked ||
+      y.dim(0) * positions * m * ck > kSmallConvMacs)
+    return false;
+  const ops::Geo3 g = ops::To3(win);
+  const Tensor xc = x.Contiguous();
+  const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
+  const float* panels = cpu::PanelWeights(w.Contiguous().Reshape({m, ck}));
+  std::vector<float> rows(positions * ck), out(positions * m);
+  const int64_t c_in = x.dim(1), plane = g.in[0] * g.in[1] * g.in[2];
+  for (int64_t n = 0; n < y.dim(0); ++n) {
+    const float* xn = xc.data<float>() + n * c_in * plane;
+    float* r = rows.data();
+    for (int64_t o0 = 0; o0 < g.out[0]; ++o0)
+      for (int64_t o1 = 0; o1 < g.out[1]; ++o1)
+        for (int64_t o2 = 0; o2 < g.out[2]; ++o2)
+          for (int64_t c = 0; c < c_in; ++c)
+            for (int64_t i0 = 0; i0 < g.k[0]; ++i0)
+              for (int64_t i1 = 0; i1 < g.k[1]; ++i1)
+                for (int64_t i2 = 0; i2 < g.k[2]; ++i2) {
+                  const int64_t p0 = o0 * g.s[0] - g.pb[0] + i0 * g.d[0],
+                                p1 = o1 * g.s[1] - g.pb[1] + i1 * g.d[1],
+                                p2 = o2 * g.s[2] - g.pb[2] + i2 * g.d[2];
+                  const bool inside =
+                      p0 >= 0 && p0 < g.in[0] && p1 >= 0 && p1 < g.in[1] && p2 >= 0 && p2 < g.in[2];
+                  *r++ = inside ? xn[c * plane + (p0 * g.in[1] + p1) * g.in[2] + p2] : 0.f;
+                }
+    cpu::PanelMatMul(rows.data(), panels, b.defined() ? b.data<float>() : nullptr, out.data(),
+                     positions, ck, m);
+    float* yn = static_cast<float*>(y.raw_data()) + n * m * positions;
+    for (int64_t p = 0; p < positions; ++p)
+      for (int64_t j = 0; j < m; ++j) yn[j * positions + p] = out[p * m + j];
+  }
+  if (HasEpilogue(k, a)) Epilogue(y, k.has_input(3) ? k.input(3) : Tensor(), a);
+  return true;
+}
+
+// What a recorded convolution keeps between replays (KernelCtx::state): its
+// window, whether it is a SmallConv, else its cache key and primitive (null:
+// the loops) for the thread count it ran with.
+struct ConvState {
+  int threads;
+  ops::Window win;
+  bool small;
+  std::string key;
+  const ConvPrim* prim;
+};
+
 void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   const Tensor& x = k.input(0);
   const Tensor& w = k.input(1);
@@ -498,9 +559,22 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   if (y.empty()) return;
   const DType dt = x.dtype();
   if (dt == DType::kFloat64 || x.empty() || w.empty()) return ConvReference(k, a);
-  ops::Window win = KernelWindow(k, a);
   const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
   const Tensor z = k.has_input(3) ? k.input(3) : Tensor();
+  const int threads = ActiveThreads();
+  if (k.state && *k.state) {
+    const auto& s = *static_cast<const ConvState*>(k.state->get());
+    if (s.small && SmallConv(k, a, s.win)) return;
+    if (!s.small && s.threads == threads) {
+      if (!s.prim) return ConvReference(k, a);
+      return RunConv(*s.prim, s.key, x, w, b, z, y, a.group);
+    }
+  }
+  ops::Window win = KernelWindow(k, a);
+  if (SmallConv(k, a, win)) {
+    if (k.state) *k.state = std::make_shared<ConvState>(threads, win, true, "", nullptr);
+    return;
+  }
 
   std::string key = "Conv;";
   key += Name(dt);
@@ -517,6 +591,8 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   }
   auto& prim = du::Cached<std::optional<ConvPrim>>(
       key, [&] { return MakeConv(key, ShapeClass(key, x), x, w, b, z, y, win, a); });
+  if (k.state)
+    *k.state = std::make_shared<ConvState>(threads, win, false, key, prim ? &*prim : nullptr);
   if (!prim) return ConvReference(k, a);
   RunConv(*prim, key, x, w, b, z, y, a.group);
 }

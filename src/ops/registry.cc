@@ -331,8 +331,9 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
     TensorList in(inputs.begin(), inputs.end());
     dev.Exec(
         [fn = *fn, attrs, in, outputs, op = name,
-         where = node.empty() ? std::string() : ctx.where(), small]() mutable {
-          KernelCtx k{in, outputs};
+         where = node.empty() ? std::string() : ctx.where(), small,
+         state = std::shared_ptr<void>()]() mutable {
+          KernelCtx k{in, outputs, &state};
           SerialScope scope(small || CpuContended());
           try {
             fn(k, attrs.get());

@@ -128,6 +128,10 @@ class InferCtx {
 struct KernelCtx {
   std::span<const Tensor> inputs;
   std::span<Tensor> outputs;
+  // What the kernel keeps from one replay of a recorded op (a captured
+  // plan's) to the next, whose inputs and outputs keep their dtypes and
+  // shapes: null when the op runs eagerly. The recorded op owns it.
+  std::shared_ptr<void>* state = nullptr;
   bool has_input(int i) const { return i < static_cast<int>(inputs.size()) && inputs[i].defined(); }
   const Tensor& input(int i) const { return inputs[i]; }
   const Tensor& output(int i) const { return outputs[i]; }
