@@ -123,10 +123,22 @@ def _limit(nbytes, dev):
     return contextlib.nullcontext() if nbytes is None else memory_limit(nbytes, dev)
 
 
+# numpy dtypes the binding takes as they are (native byte order, no
+# ml_dtypes extension type): _input_ct's fast path.
+_PLAIN_NP = frozenset(np.dtype(t) for t in (
+    np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8,
+    np.uint16, np.uint32, np.uint64, np.bool_))
+
+
 def _input_ct(x, name, sequence=True, dtype=None):
     """A graph value for the binding: None (an empty optional), a list of
     tensors (a sequence input), or a tensor (a numpy array, a Tensor, or
     nested Python lists for a tensor input, made of the input's dtype)."""
+    if type(x) is np.ndarray and x.dtype in _PLAIN_NP:
+        # (a small model's call spends more on these checks than on its work)
+        ct = _singa.CTensor.from_numpy(x)
+        ct.requires_grad = False
+        return ct
     if x is None:
         return None
     as_list = isinstance(x, (list, tuple))
@@ -184,6 +196,8 @@ class SingaRep(BackendRep):
 
     def __init__(self, rep):
         self._rep = rep
+        # (name, sequence, dtype) of each input, read once: run() needs them on every call.
+        self._input_meta = [(v.name, v.sequence, v.dtype) for v in rep.inputs]
         # One Tensor per initializer, kept: optimizers key state by identity.
         self.params = {k: _wrap(v) for k, v in rep.params.items()}
 
@@ -274,19 +288,19 @@ class SingaRep(BackendRep):
 
     def _inputs(self, inputs):
         """The C++ values of run()'s `inputs`."""
+        meta = self._input_meta
         if isinstance(inputs, dict):
-            names = [v.name for v in self._rep.inputs]
-            missing = [n for n in names if n not in inputs]
-            extra = [n for n in inputs if n not in names]
-            if missing or extra:
+            names = [m[0] for m in meta]
+            if len(inputs) != len(names) or not all(n in inputs for n in names):
+                missing = [n for n in names if n not in inputs]
+                extra = [n for n in inputs if n not in names]
                 raise ValueError(f"SingaRep.run: inputs by name must be exactly {names}; "
                                  f"missing {missing}, unknown {extra}")
             inputs = [inputs[n] for n in names]
         elif isinstance(inputs, (np.ndarray, Tensor)):
             inputs = [inputs]
-        infos = self._rep.inputs
-        return [_input_ct(x, infos[i].name, infos[i].sequence, infos[i].dtype) if i < len(infos)
-                else _input_ct(x, f"input {i}") for i, x in enumerate(inputs)]
+        return [_input_ct(x, *meta[i]) if i < len(meta) else _input_ct(x, f"input {i}")
+                for i, x in enumerate(inputs)]
 
 
 class Profile:

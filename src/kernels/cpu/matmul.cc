@@ -1,6 +1,7 @@
 #include "kernels/cpu/matmul.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <string_view>
@@ -188,6 +189,25 @@ void PanelRows(const float* a, int64_t k, const float* p, const float* bias, flo
 }  // namespace
 
 const float* PanelWeights(const Tensor& w) {
+  // The weights this thread asked for last, found again without
+  // PackedWeights' keys, lock and memory objects (a recurrent step asks for
+  // the same two on every call, at about 1 us each through PackedWeights).
+  // A packed copy stays while its block lives at the version it was packed
+  // at: PackedWeights packs it again only at a new version.
+  struct Recent {
+    std::weak_ptr<Block> block;
+    const void* data = nullptr;
+    uint64_t version = 0;
+    Shape shape, strides;
+    const float* packed = nullptr;
+  };
+  thread_local std::array<Recent, 8> recent;
+  thread_local size_t next = 0;
+  const std::shared_ptr<Block> block = internal::BlockOf(w);
+  for (const Recent& r : recent)
+    if (r.packed && r.data == w.raw_data() && r.version == block->version() &&
+        r.block.lock() == block && r.shape == w.shape() && r.strides == w.strides())
+      return r.packed;
   const int64_t n = w.dim(0), k = w.dim(1), panels = (n + kPanel - 1) / kPanel;
   const dnnl::memory::desc want({panels, k, kPanel}, dnnl::memory::data_type::f32,
                                 dnnl::memory::format_tag::abc);
@@ -200,8 +220,11 @@ const float* PanelWeights(const Tensor& w) {
       for (int64_t j = 0; j < k; ++j)
         dst[((c / kPanel) * k + j) * kPanel + c % kPanel] = src[c * sn + j * sk];
   };
-  return static_cast<const float*>(
+  const auto* packed = static_cast<const float*>(
       dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, pack).get_data_handle());
+  recent[next++ % recent.size()] = {block,     w.raw_data(), block->version(),
+                                    w.shape(), w.strides(),  packed};
+  return packed;
 }
 
 void PanelMatMul(const float* a, const float* panels, const float* bias, float* y, int64_t m,
