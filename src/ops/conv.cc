@@ -522,15 +522,19 @@ bool SmallConv(KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
         for (int64_t o2 = 0; o2 < g.out[2]; ++o2)
           for (int64_t c = 0; c < c_in; ++c)
             for (int64_t i0 = 0; i0 < g.k[0]; ++i0)
-              for (int64_t i1 = 0; i1 < g.k[1]; ++i1)
-                for (int64_t i2 = 0; i2 < g.k[2]; ++i2) {
-                  const int64_t p0 = o0 * g.s[0] - g.pb[0] + i0 * g.d[0],
-                                p1 = o1 * g.s[1] - g.pb[1] + i1 * g.d[1],
-                                p2 = o2 * g.s[2] - g.pb[2] + i2 * g.d[2];
-                  const bool inside =
-                      p0 >= 0 && p0 < g.in[0] && p1 >= 0 && p1 < g.in[1] && p2 >= 0 && p2 < g.in[2];
-                  *r++ = inside ? xn[c * plane + (p0 * g.in[1] + p1) * g.in[2] + p2] : 0.f;
+              for (int64_t i1 = 0; i1 < g.k[1]; ++i1) {
+                const int64_t p0 = o0 * g.s[0] - g.pb[0] + i0 * g.d[0],
+                              p1 = o1 * g.s[1] - g.pb[1] + i1 * g.d[1], p2 = o2 * g.s[2] - g.pb[2];
+                if (p0 < 0 || p0 >= g.in[0] || p1 < 0 || p1 >= g.in[1]) {
+                  r = std::fill_n(r, g.k[2], 0.f);
+                  continue;
                 }
+                const float* line = xn + c * plane + (p0 * g.in[1] + p1) * g.in[2];
+                for (int64_t i2 = 0; i2 < g.k[2]; ++i2) {
+                  const int64_t p = p2 + i2 * g.d[2];
+                  *r++ = p >= 0 && p < g.in[2] ? line[p] : 0.f;
+                }
+              }
     cpu::PanelMatMul(rows.data(), panels, b.defined() ? b.data<float>() : nullptr, out.data(),
                      positions, ck, m);
     float* yn = static_cast<float*>(y.raw_data()) + n * m * positions;
