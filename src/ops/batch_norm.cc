@@ -155,7 +155,7 @@ bool DnnlInference(const KernelCtx& k, float epsilon) {
   const std::string key =
       "batch_norm:" + std::string(Name(dt)) + ToString(dims) + du::Exact(epsilon);
   using Prim = std::optional<dnnl::batch_normalization_forward>;
-  const Prim& prim = du::Cached<Prim>(key, [&]() -> Prim {
+  const std::shared_ptr<Prim> cached = du::Cached<Prim>(key, [&]() -> Prim {
     try {
       auto md = du::PlainDesc(dims, dt);
       return dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(
@@ -164,6 +164,7 @@ bool DnnlInference(const KernelCtx& k, float epsilon) {
       return std::nullopt;  // no implementation for this dtype on this CPU
     }
   });
+  const Prim& prim = *cached;
   if (!prim) return false;
   const Tensor x = x_in.Contiguous();
   auto f32 = [&](int i) { return k.input(i).AsType(DType::kFloat32).Contiguous(); };

@@ -546,14 +546,14 @@ bool SmallConv(KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
 }
 
 // What a recorded convolution keeps between replays (KernelCtx::state): its
-// window, whether it is a SmallConv, else its cache key and primitive (null:
+// window, whether it is a SmallConv, else its cache key and primitive (none:
 // the loops) for the thread count it ran with.
 struct ConvState {
   int threads;
   ops::Window win;
   bool small;
   std::string key;
-  const ConvPrim* prim;
+  std::shared_ptr<const std::optional<ConvPrim>> prim;
 };
 
 void ConvForward(KernelCtx& k, const ConvAttrs& a) {
@@ -570,8 +570,8 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
     const auto& s = *static_cast<const ConvState*>(k.state->get());
     if (s.small && SmallConv(k, a, s.win)) return;
     if (!s.small && s.threads == threads) {
-      if (!s.prim) return ConvReference(k, a);
-      return RunConv(*s.prim, s.key, x, w, b, z, y, a.group);
+      if (!*s.prim) return ConvReference(k, a);
+      return RunConv(**s.prim, s.key, x, w, b, z, y, a.group);
     }
   }
   ops::Window win = KernelWindow(k, a);
@@ -593,10 +593,10 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
     key += (z.defined() ? ";z;" : ";;") + a.activation + ";" + std::to_string(a.alpha) + ";" +
            std::to_string(a.beta);
   }
-  auto& prim = du::Cached<std::optional<ConvPrim>>(
+  const auto cached = du::Cached<std::optional<ConvPrim>>(
       key, [&] { return MakeConv(key, ShapeClass(key, x), x, w, b, z, y, win, a); });
-  if (k.state)
-    *k.state = std::make_shared<ConvState>(threads, win, false, key, prim ? &*prim : nullptr);
+  auto& prim = *cached;
+  if (k.state) *k.state = std::make_shared<ConvState>(threads, win, false, key, cached);
   if (!prim) return ConvReference(k, a);
   RunConv(*prim, key, x, w, b, z, y, a.group);
 }
@@ -955,8 +955,9 @@ void ConvGradDataForward(KernelCtx& k, const ConvGradAttrs& a) {
   ops::Window win = KernelGradWindow("ConvGradData", k, dx.shape(), w.shape(), a);
   const std::string key =
       GradKey("ConvGradData", dy.dtype(), dx.shape(), w.shape(), dy.shape(), win, a.group, false);
-  auto& prim = du::Cached<std::optional<ConvBwdData>>(
+  const auto cached = du::Cached<std::optional<ConvBwdData>>(
       key, [&] { return MakeBwdData(key, dy, w, dx, win, a.group); });
+  auto& prim = *cached;
   if (!prim) return ConvGradDataReference(k, a);
   RunBwdData(*prim, key, dy, w, dx, a.group);
 }
@@ -1025,8 +1026,9 @@ void ConvGradWeightForward(KernelCtx& k, const ConvGradAttrs& a) {
   ops::Window win = KernelGradWindow("ConvGradWeight", k, x.shape(), dw.shape(), a);
   const std::string key = GradKey("ConvGradWeight", dy.dtype(), x.shape(), dw.shape(), dy.shape(),
                                   win, a.group, db != nullptr);
-  auto& prim = du::Cached<std::optional<ConvBwdWeights>>(
+  const auto cached = du::Cached<std::optional<ConvBwdWeights>>(
       key, [&] { return MakeBwdWeights(key, dy, x, dw, db, win, a.group); });
+  auto& prim = *cached;
   if (!prim) return ConvGradWeightReference(k, a);
   RunBwdWeights(*prim, key, dy, x, dw, db, a.group);
 }

@@ -115,7 +115,7 @@ bool Dnnl(const KernelCtx& k, const Rows& r, int64_t norm_rank, float epsilon, T
   const std::string key = "layer_norm:" + std::string(Name(dt)) + ToString(dims) +
                           du::Exact(epsilon) + (has_b ? ":b" : "");
   using Prim = std::optional<dnnl::layer_normalization_forward>;
-  const Prim& prim = du::Cached<Prim>(key, [&]() -> Prim {
+  const std::shared_ptr<Prim> cached = du::Cached<Prim>(key, [&]() -> Prim {
     try {
       auto md = du::PlainDesc(dims, dt);
       return dnnl::layer_normalization_forward(dnnl::layer_normalization_forward::primitive_desc(
@@ -125,6 +125,7 @@ bool Dnnl(const KernelCtx& k, const Rows& r, int64_t norm_rank, float epsilon, T
       return std::nullopt;  // no implementation for this dtype on this CPU
     }
   });
+  const Prim& prim = *cached;
   if (!prim) return false;
   const Tensor x = k.input(0).Contiguous();
   const Tensor scale = k.input(1).AsType(DType::kFloat32).Contiguous();

@@ -242,8 +242,9 @@ bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg, bool held
   for (const auto* v : {&w.kernel, &w.stride, &w.dilation, &w.pad_begin, &w.pad_end})
     key += ops::IntsString(*v);
   key += ToString(y.shape()) + (held ? ";held" : "");
-  auto& prim =
+  const auto cached =
       du::Cached<std::optional<PoolPrim>>(key, [&] { return MakePool(alg, x, y, w, held); });
+  auto& prim = *cached;
   if (!prim) return false;
   if (!prim->to_channels_last) {
     du::Execute(prim->pool, {{DNNL_ARG_SRC, du::Mem(x, prim->x_pool)},
@@ -486,8 +487,9 @@ bool PoolGradFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg) {
   for (const auto* v : {&w.kernel, &w.stride, &w.dilation, &w.pad_begin, &w.pad_end})
     key += ops::IntsString(*v);
   key += ToString(dy.shape());
-  auto& prim = du::Cached<std::optional<PoolBwd>>(
+  const auto cached = du::Cached<std::optional<PoolBwd>>(
       key, [&] { return MakePoolBwd(alg, dx.shape(), dy.shape(), w); });
+  auto& prim = *cached;
   if (!prim) return false;
   const memory::desc xd = du::PlainDesc(dx.shape(), DType::kFloat32),
                      yd = du::PlainDesc(dy.shape(), DType::kFloat32);

@@ -154,7 +154,7 @@ bool Dnnl(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
   const std::string key = std::string("softmax:") + (mode == Mode::kLogSoftmax ? "log" : "acc") +
                           ':' + std::string(Name(dt)) + ToString(dims);
   using Prim = std::optional<dnnl::softmax_forward>;
-  const Prim& prim = cpu::dnnl_util::Cached<Prim>(key, [&]() -> Prim {
+  const std::shared_ptr<Prim> cached = cpu::dnnl_util::Cached<Prim>(key, [&]() -> Prim {
     try {
       auto md = cpu::dnnl_util::PlainDesc(dims, dt);
       dnnl::softmax_forward::primitive_desc pd(cpu::dnnl_util::Engine(),
@@ -167,6 +167,7 @@ bool Dnnl(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
       return std::nullopt;  // no implementation for this dtype on this CPU
     }
   });
+  const Prim& prim = *cached;
   if (!prim) return false;
   const Tensor x = x_in.Contiguous();
   auto md = cpu::dnnl_util::PlainDesc(dims, dt);

@@ -18,7 +18,7 @@ bool DnnlEltwise(dnnl::algorithm alg, float alpha, float beta, const Tensor& x, 
                     dnnl_util::Exact(alpha) + ':' + dnnl_util::Exact(beta) + ':' +
                     std::string(Name(dt)) + ToString(flat);
   using Prim = std::optional<dnnl::eltwise_forward>;
-  const Prim& prim = dnnl_util::Cached<Prim>(key, [&]() -> Prim {
+  const std::shared_ptr<Prim> cached = dnnl_util::Cached<Prim>(key, [&]() -> Prim {
     try {
       auto md = dnnl_util::PlainDesc(flat, dt);
       return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
@@ -27,6 +27,7 @@ bool DnnlEltwise(dnnl::algorithm alg, float alpha, float beta, const Tensor& x, 
       return std::nullopt;  // unimplemented for this dtype/ISA: the caller's loop runs
     }
   });
+  const Prim& prim = *cached;
   if (!prim) return false;
   const Tensor src = x.Contiguous();
   auto md = dnnl_util::PlainDesc(flat, dt);

@@ -154,8 +154,8 @@ dnnl::memory ScratchMem(const dnnl::memory::desc& desc, Tensor& holder) {
 }
 
 void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memory& to) {
-  auto& r = Cached<dnnl::reorder>(key, [&] { return dnnl::reorder(from, to); });
-  Execute(r, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  const auto r = Cached<dnnl::reorder>(key, [&] { return dnnl::reorder(from, to); });
+  Execute(*r, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
 dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,

@@ -2,13 +2,14 @@
 // descriptors, and a cache so that each primitive is created once per key
 // (shapes, dtypes, attributes) and reused on every later call.
 //
-//   auto& conv = dnnl_util::Cached<dnnl::convolution_forward::primitive_desc>(
-//       key, [&] { return dnnl::convolution_forward::primitive_desc(...); });
-//   dnnl_util::Execute(prim, {{DNNL_ARG_SRC, dnnl_util::Mem(x)}, ...});
+//   const auto conv = dnnl_util::Cached<dnnl::convolution_forward>(
+//       key, [&] { return dnnl::convolution_forward(...); });
+//   dnnl_util::Execute(*conv, {{DNNL_ARG_SRC, dnnl_util::Mem(x)}, ...});
 #pragma once
 
 #include <dnnl.hpp>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,24 +64,42 @@ void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memor
 // over a stream of 40 text-line widths).
 dnnl::primitive_attr UserScratchpad(dnnl::primitive_attr attr = {});
 
-// The cache: `make` runs once per key and thread count; the value lives for
-// the process. Thread-safe. Keys should name the op and everything the value
-// depends on. A primitive splits its work for the threads there are when it
-// is created, so one made inside a SerialScope (parallel.h) is kept apart.
+// The cache: `make` runs once per key and thread count, and the value stays
+// while it is among the kCachedPerType values of its type used last (and
+// while a caller holds it). Thread-safe. Keys should name the op and
+// everything the value depends on. A primitive splits its work for the
+// threads there are when it is created, so one made inside a SerialScope
+// (parallel.h) is kept apart. The bound keeps a model called on inputs of
+// ever new shapes (text lines of every width: a CRNN made 0.7 MiB of
+// primitives a width) from growing without end; it is oneDNN's own primitive
+// cache's, large enough for every layer of a big model.
+inline constexpr size_t kCachedPerType = 1024;
 template <class V>
-V& Cached(const std::string& key, const std::function<V()>& make) {
+std::shared_ptr<V> Cached(const std::string& key, const std::function<V()>& make) {
+  struct Entry {
+    std::shared_ptr<V> value;
+    std::list<std::string>::iterator at;  // in `order`
+  };
   static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, std::unique_ptr<V>>();
+  static auto* order = new std::list<std::string>();  // the most recently used first
+  static auto* cache = new std::unordered_map<std::string, Entry>();
   const int threads = ActiveThreads();
   std::string full = key;
   full += "#threads=" + std::to_string(threads);
   std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(full);
-  if (it == cache->end()) {
-    SerialScope serial(threads == 1);
-    it = cache->emplace(std::move(full), std::make_unique<V>(make())).first;
+  if (auto it = cache->find(full); it != cache->end()) {
+    order->splice(order->begin(), *order, it->second.at);
+    return it->second.value;
   }
-  return *it->second;
+  SerialScope serial(threads == 1);
+  auto value = std::make_shared<V>(make());
+  order->push_front(full);
+  cache->emplace(std::move(full), Entry{value, order->begin()});
+  while (cache->size() > kCachedPerType) {
+    cache->erase(order->back());
+    order->pop_back();
+  }
+  return value;
 }
 
 // A oneDNN memory of `desc` in a scratch tensor from the caching allocator.

@@ -53,7 +53,7 @@ std::shared_ptr<MatMulPrim> GetPrim(const Tensor& a, const Tensor& b, const Tens
   std::memcpy(&bits[0], &alpha, 4);
   std::memcpy(&bits[1], &beta, 4);
   key += std::to_string(bits[0]) + "," + std::to_string(bits[1]);
-  return dnnl_util::Cached<std::shared_ptr<MatMulPrim>>(key, [&]() -> std::shared_ptr<MatMulPrim> {
+  return *dnnl_util::Cached<std::shared_ptr<MatMulPrim>>(key, [&]() -> std::shared_ptr<MatMulPrim> {
     try {
       auto p = std::make_shared<MatMulPrim>();
       p->a = OperandDesc(a);
@@ -264,24 +264,25 @@ bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tens
     dnnl::inner_product_forward prim;
     memory::desc weights;
   };
-  const auto& p = dnnl_util::Cached<std::shared_ptr<Prim>>(key, [&]() -> std::shared_ptr<Prim> {
-    try {
-      const memory::desc src = dnnl_util::Desc(da), dst = dnnl_util::Desc(y);
-      const memory::desc wei(dnnl_util::Dims(w.shape()), dnnl_util::ToDnnl(dt),
-                             memory::format_tag::any);
-      const auto prop = dnnl::prop_kind::forward_inference;
-      const dnnl::primitive_attr attr = dnnl_util::UserScratchpad();
-      auto pd = bias.defined() ? dnnl::inner_product_forward::primitive_desc(
-                                     dnnl_util::Engine(), prop, src, wei,
-                                     dnnl_util::PlainDesc({n}, dt), dst, attr)
-                               : dnnl::inner_product_forward::primitive_desc(
-                                     dnnl_util::Engine(), prop, src, wei, dst, attr);
-      if (std::string_view(pd.impl_info_str()).starts_with("ref")) return nullptr;
-      return std::make_shared<Prim>(Prim{dnnl::inner_product_forward(pd), pd.weights_desc()});
-    } catch (const dnnl::error&) {
-      return nullptr;
-    }
-  });
+  const std::shared_ptr<Prim> p =
+      *dnnl_util::Cached<std::shared_ptr<Prim>>(key, [&]() -> std::shared_ptr<Prim> {
+        try {
+          const memory::desc src = dnnl_util::Desc(da), dst = dnnl_util::Desc(y);
+          const memory::desc wei(dnnl_util::Dims(w.shape()), dnnl_util::ToDnnl(dt),
+                                 memory::format_tag::any);
+          const auto prop = dnnl::prop_kind::forward_inference;
+          const dnnl::primitive_attr attr = dnnl_util::UserScratchpad();
+          auto pd = bias.defined() ? dnnl::inner_product_forward::primitive_desc(
+                                         dnnl_util::Engine(), prop, src, wei,
+                                         dnnl_util::PlainDesc({n}, dt), dst, attr)
+                                   : dnnl::inner_product_forward::primitive_desc(
+                                         dnnl_util::Engine(), prop, src, wei, dst, attr);
+          if (std::string_view(pd.impl_info_str()).starts_with("ref")) return nullptr;
+          return std::make_shared<Prim>(Prim{dnnl::inner_product_forward(pd), pd.weights_desc()});
+        } catch (const dnnl::error&) {
+          return nullptr;
+        }
+      });
   if (!p) return false;
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, dnnl_util::Mem(da)},
