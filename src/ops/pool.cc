@@ -597,33 +597,28 @@ const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DTy
     });
 
 // X and Y 2-D float32 in the planner's blocked layout (BlockedPoolForward).
-SINGA_REGISTER_OP(BlockedMaxPool, PoolAttrs)
-    .domain("ai.singa")
-    .inputs({"X"})
-    .outputs({"Y"})
-    .attr("auto_pad", &PoolAttrs::auto_pad)
-    .attr("ceil_mode", &PoolAttrs::ceil_mode)
-    .attr("dilations", &PoolAttrs::dilations)
-    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
-    .attr("pads", &PoolAttrs::pads)
-    .attr("strides", &PoolAttrs::strides)
-    .dtypes({DType::kFloat32})
-    .infer(PoolInfer)
-    .kernel(BlockedPoolForward<PoolKind::kMax>);
-SINGA_REGISTER_OP(BlockedAveragePool, PoolAttrs)
-    .domain("ai.singa")
-    .inputs({"X"})
-    .outputs({"Y"})
-    .attr("auto_pad", &PoolAttrs::auto_pad)
-    .attr("ceil_mode", &PoolAttrs::ceil_mode)
-    .attr("count_include_pad", &PoolAttrs::count_include_pad)
-    .attr("dilations", &PoolAttrs::dilations)
-    .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
-    .attr("pads", &PoolAttrs::pads)
-    .attr("strides", &PoolAttrs::strides)
-    .dtypes({DType::kFloat32})
-    .infer(PoolInfer)
-    .kernel(BlockedPoolForward<PoolKind::kAvg>);
+template <PoolKind kKind>
+bool RegisterBlockedPool(std::string_view name) {
+  return RegisterVersions<PoolAttrs>(name, {1}, [](OpBuilder<PoolAttrs>& b, int) {
+    b.domain("ai.singa")
+        .inputs({"X"})
+        .outputs({"Y"})
+        .attr("auto_pad", &PoolAttrs::auto_pad)
+        .attr("ceil_mode", &PoolAttrs::ceil_mode)
+        .attr("dilations", &PoolAttrs::dilations)
+        .attr("kernel_shape", &PoolAttrs::kernel_shape, true)
+        .attr("pads", &PoolAttrs::pads)
+        .attr("strides", &PoolAttrs::strides)
+        .dtypes({DType::kFloat32})
+        .infer(PoolInfer)
+        .kernel(BlockedPoolForward<kKind>);
+    if (kKind == PoolKind::kAvg) b.attr("count_include_pad", &PoolAttrs::count_include_pad);
+  });
+}
+[[maybe_unused]] static const bool kBlockedMaxPool =
+    RegisterBlockedPool<PoolKind::kMax>("BlockedMaxPool");
+[[maybe_unused]] static const bool kBlockedAveragePool =
+    RegisterBlockedPool<PoolKind::kAvg>("BlockedAveragePool");
 
 SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)
     .since_opset(1)

@@ -2,6 +2,7 @@
 // graph built here: what it rewrote and what it left alone.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 
@@ -67,6 +68,7 @@ class TestGraph {
   }
   void Output(const std::string& name) { results_.push_back(g_.slot_of.at(name)); }
   int slot(const std::string& name) const { return g_.slot_of.at(name); }
+  const Tensor& constant(const std::string& name) const { return g_.constants[slot(name)]; }
 
   // A PassCtx over the graph: nothing folded unless `folded` names it.
   PassCtx Ctx(const std::vector<std::string>& folded_names = {}) {
@@ -150,6 +152,14 @@ void AddBatchNorm(TestGraph& t, const std::string& c, const std::string& out,
        out, attrs);
 }
 
+// The scale, bias, mean and var of AddBatchNorm's node `out`.
+std::array<std::vector<float>, 4> BatchNormParams(const TestGraph& t, const std::string& out) {
+  std::array<std::vector<float>, 4> v;
+  const char* names[] = {"_scale", "_bias", "_mean", "_var"};
+  for (int i = 0; i < 4; ++i) v[i] = t.constant(out + names[i]).ToVector<float>();
+  return v;
+}
+
 TEST(PlanPasses, RunInOrderByName) {
   std::vector<std::string_view> names;
   for (const Pass& p : PlanPasses()) names.push_back(p.name);
@@ -195,10 +205,7 @@ TEST(FoldBatchNorm, FoldsIntoTheConvsWeightsAndBias) {
   const std::vector<float> w = k[t.slot("c_W")].ToVector<float>(),
                            w2 = ctx.graph.constants[conv.inputs[1]].ToVector<float>(),
                            b2 = ctx.graph.constants[conv.inputs[2]].ToVector<float>();
-  const std::vector<float> scale = k[t.slot("n_scale")].ToVector<float>(),
-                           bias = k[t.slot("n_bias")].ToVector<float>(),
-                           mean = k[t.slot("n_mean")].ToVector<float>(),
-                           var = k[t.slot("n_var")].ToVector<float>();
+  const auto [scale, bias, mean, var] = BatchNormParams(t, "n");
   for (int m = 0; m < 4; ++m) {
     const float s = scale[m] / std::sqrt(var[m] + 1e-3f);
     EXPECT_FLOAT_EQ(b2[m], bias[m] - mean[m] * s);
@@ -227,10 +234,7 @@ TEST(FoldBatchNorm, FoldsIntoAConvTransposePerOutputChannelOfEachGroup) {
                            b = k[t.slot("c_B")].ToVector<float>(),
                            w2 = ctx.graph.constants[conv.inputs[1]].ToVector<float>(),
                            b2 = ctx.graph.constants[conv.inputs[2]].ToVector<float>();
-  const std::vector<float> scale = k[t.slot("n_scale")].ToVector<float>(),
-                           bias = k[t.slot("n_bias")].ToVector<float>(),
-                           mean = k[t.slot("n_mean")].ToVector<float>(),
-                           var = k[t.slot("n_var")].ToVector<float>();
+  const auto [scale, bias, mean, var] = BatchNormParams(t, "n");
   for (int m = 0; m < 4; ++m) {
     const float s = scale[m] / std::sqrt(var[m] + 1e-5f);
     EXPECT_FLOAT_EQ(b2[m], (b[m] - mean[m]) * s + bias[m]);
