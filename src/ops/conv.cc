@@ -576,7 +576,7 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   }
   ops::Window win = KernelWindow(k, a);
   if (SmallConv(k, a, win)) {
-    if (k.state) *k.state = std::make_shared<ConvState>(threads, win, true, "", nullptr);
+    if (k.state) *k.state = std::make_shared<ConvState>(ConvState{threads, win, true, "", nullptr});
     return;
   }
 
@@ -596,7 +596,7 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   const auto cached = du::Cached<std::optional<ConvPrim>>(
       key, [&] { return MakeConv(key, ShapeClass(key, x), x, w, b, z, y, win, a); });
   auto& prim = *cached;
-  if (k.state) *k.state = std::make_shared<ConvState>(threads, win, false, key, cached);
+  if (k.state) *k.state = std::make_shared<ConvState>(ConvState{threads, win, false, key, cached});
   if (!prim) return ConvReference(k, a);
   RunConv(*prim, key, x, w, b, z, y, a.group);
 }
