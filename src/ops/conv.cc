@@ -241,8 +241,16 @@ memory::desc WeightsDesc(const Tensor& w, int64_t group) {
 // round (the build runs with the allocator's cache off).
 struct TimedBuffers {
   memory wei;
-  Tensor src, dst;
+  Tensor wei_buf, src, dst;
 };
+
+// The cache key of the reorder of w into the layout of the candidate `layout`
+// of the convolution keyed `key`.
+std::string WeightsReorderKey(const std::string& key, const std::string& layout, const Tensor& w) {
+  std::string rk = key + "|" + layout + "|wei|";
+  du::AppendKey(rk, w);
+  return rk;
+}
 
 // One call of p: reorders x and w into p's layouts where they differ, the
 // convolution (with Z in dst first for a sum post-op), and the reorder of
@@ -275,9 +283,8 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   } else if (p.wei_is_plain && w.is_contiguous()) {
     wei = du::Mem(w, p.wei_plain);
   } else {
-    std::string rk = base + "|wei|";
-    du::AppendKey(rk, w);
-    wei = du::PackedWeights(w, WeightsDesc(w, group), p.pd.weights_desc(), rk);
+    wei = du::PackedWeights(w, WeightsDesc(w, group), p.pd.weights_desc(),
+                            WeightsReorderKey(key, p.layout, w));
   }
   const bool y_blocked = p.blocked & kBlockedY;
   dst = y_blocked        ? memory(p.pd.dst_desc(), du::Engine(), y.raw_data())
@@ -456,17 +463,14 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
   size_t pick = 0;
   if (cands.size() > 1) {
     std::vector<TimedBuffers> bufs(cands.size());
-    std::vector<Tensor> packed(cands.size());
     const memory plain(WeightsDesc(w, group), du::Engine(), w.raw_data());
     for (size_t i = 0; i < cands.size(); ++i) {
       if (cands[i].wei_is_plain && w.is_contiguous()) {
         bufs[i].wei = plain;
         continue;
       }
-      std::string rk = key + "|" + cands[i].layout + "|wei|";
-      du::AppendKey(rk, w);
-      bufs[i].wei = du::ScratchMem(cands[i].pd.weights_desc(), packed[i]);
-      du::Reorder(rk, plain, bufs[i].wei);
+      bufs[i].wei = du::ScratchMem(cands[i].pd.weights_desc(), bufs[i].wei_buf);
+      du::Reorder(WeightsReorderKey(key, cands[i].layout, w), plain, bufs[i].wei);
     }
     pick = Fastest(cands.size(),
                    [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, &bufs[i]); });
