@@ -2,7 +2,7 @@
 # make setup: Debian packages, .venv with the PyPI packages, the build, and a
 #             development install of singa into .venv (idempotent, fast when done);
 #             with CUDA=1 also the CUDA device (nvcc from the CUDA toolkit, cuBLAS
-#             from PyPI), which builds and tests without a GPU too
+#             and cuDNN from PyPI), which builds and tests without a GPU too
 # make test:  setup + C++ tests (ctest) + Python tests (pytest)
 # make bench: setup + benchmarks against the peers; writes bench/RESULTS.md
 # make docs:  setup + regenerate docs/ops.md from the op registry
@@ -43,7 +43,7 @@ $(VENV)/.deps: requirements.txt | apt
 venv: $(VENV)/.deps
 
 CUDA ?=
-CUDA_PIP_PKGS := nvidia-cublas
+CUDA_PIP_PKGS := nvidia-cublas nvidia-cudnn-cu13
 $(VENV)/.cuda-deps: | $(VENV)/.deps
 	$(PY) -m pip install -q $(CUDA_PIP_PKGS)
 	@touch $@

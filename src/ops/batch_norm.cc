@@ -462,6 +462,58 @@ void Upgrade9(ExportCtx& c) {
   c.AddNode("BatchNormalization", c.input_names(), out, attrs);
 }
 
+#if SINGA_CUDA
+// cuDNN for a float32 or float16 X with float32 parameters and statistics,
+// or float64 throughout: inputs [first, last] are the parameters.
+bool CudaTakes(const InferCtx& c, int first, int last) {
+  if (c.input(0).numel() == 0) return false;
+  const DType x = c.dtype(0);
+  if (x != DType::kFloat32 && x != DType::kFloat16 && x != DType::kFloat64) return false;
+  const DType p = x == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  for (int i = first; i <= last; ++i)
+    if (c.dtype(i) != p) return false;
+  return true;
+}
+
+void RunCuda(KernelCtx& k, float epsilon, float momentum, bool training, bool opset9) {
+  const Tensor& x = k.input(0);
+  if (!training)
+    return cuda::BatchNormInference(x, k.input(1), k.input(2), k.input(3), k.input(4), k.output(0),
+                                    epsilon);
+  const DType pt = k.input(3).dtype();
+  const Shape ch = k.input(3).shape();
+  const Tensor mean(ch, pt, x.device()), var(ch, pt, x.device());
+  cuda::BatchNormTraining(x, k.input(1), k.input(2), k.output(0), mean, var, epsilon);
+  // running = input * momentum + batch * (1 - momentum)
+  const Tensor m = Tensor::Full({}, momentum, pt, x.device()),
+               rest = Tensor::Full({}, 1.0 - momentum, pt, x.device());
+  auto running = [&](int o, int input, const Tensor& batch) {
+    if (k.num_outputs() <= o || !k.outputs[o].defined()) return;
+    const Tensor& r = k.outputs[o];
+    const Tensor part(ch, pt, x.device());
+    cuda::BinaryOp(cuda::Binary::kMul, batch, rest, part);
+    cuda::BinaryOp(cuda::Binary::kMul, k.input(input), m, r);
+    cuda::BinaryOp(cuda::Binary::kAdd, r, part, r);
+  };
+  running(1, 3, mean);
+  running(2, 4, var);
+  if (opset9 && k.num_outputs() > 3 && k.outputs[3].defined()) cuda::Copy(mean, k.outputs[3]);
+  if (opset9 && k.num_outputs() > 4 && k.outputs[4].defined()) cuda::Copy(var, k.outputs[4]);
+}
+
+void Cuda14(KernelCtx& k, const BatchNorm14Attrs& a) {
+  RunCuda(k, a.epsilon, a.momentum, a.training_mode != 0, false);
+}
+void Cuda9(KernelCtx& k, const BatchNorm9Attrs& a) {
+  RunCuda(k, a.epsilon, a.momentum, k.num_outputs() > 1, true);
+}
+// The training gradient (the inference one runs on the CPU).
+void GradCuda(KernelCtx& k, const BatchNormGradAttrs& a) {
+  cuda::BatchNormBackward(k.input(0), k.input(1), k.input(2), k.output(0), k.output(1), k.output(2),
+                          a.epsilon);
+}
+#endif
+
 }  // namespace
 
 SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
@@ -476,7 +528,10 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
     .dtypes(dtypes::kFloats, {3, 4})
     .state_inputs({3, 4})
     .infer(Infer14)
-    .kernel(Forward14<true>)
+    .kernel(Forward14<true>) SINGA_CUDA_KERNEL(Cuda14, ops::kCudaFloats,
+                                               [](const InferCtx& c, const BatchNorm14Attrs&) {
+                                                 return CudaTakes(c, 1, 4);
+                                               })
     .reference(Forward14<false>)
     .backward(Backward14)
     .to_onnx(Export14);
@@ -489,7 +544,10 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
     .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
     .state_inputs({3, 4})
     .infer(Infer9)
-    .kernel(Forward9<true>)
+    .kernel(Forward9<true>) SINGA_CUDA_KERNEL(Cuda9, ops::kCudaFloats,
+                                              [](const InferCtx& c, const BatchNorm9Attrs&) {
+                                                return CudaTakes(c, 1, 4);
+                                              })
     .reference(Forward9<false>)
     .backward(Backward9)
     .upgrade([](ExportCtx& c, const BatchNorm9Attrs&) { Upgrade9(c); });
@@ -523,7 +581,10 @@ SINGA_REGISTER_OP(BatchNormGrad, BatchNormGradAttrs)
     .dtypes(dtypes::kFloats, {2})
     .dtypes(dtypes::kFloats, {3, 4})
     .infer(GradInfer)
-    .kernel(GradKernel<true>)
+    .kernel(GradKernel<true>) SINGA_CUDA_KERNEL(GradCuda, ops::kCudaFloats,
+                                                [](const InferCtx& c, const BatchNormGradAttrs& a) {
+                                                  return a.training_mode != 0 && CudaTakes(c, 2, 4);
+                                                })
     .reference(GradKernel<false>);
 
 }  // namespace singa

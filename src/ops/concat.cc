@@ -28,6 +28,8 @@ SpecList Infer(const InferCtx& c, const ConcatAttrs& a) {
   return {{c.dtype(0), out}};
 }
 
+// kCopy: cpu::ConvertCopy, or cuda::Copy on a GPU.
+template <auto kCopy>
 void Forward(KernelCtx& k, const ConcatAttrs& a) {
   const Tensor& y = k.output(0);
   const int64_t axis = a.axis < 0 ? a.axis + y.ndim() : a.axis;
@@ -35,7 +37,7 @@ void Forward(KernelCtx& k, const ConcatAttrs& a) {
   for (int i = 0; i < k.num_inputs(); ++i) {
     const Tensor& x = k.input(i);
     const int64_t n = x.shape()[axis];
-    cpu::ConvertCopy(x, y.Slice(axis, offset, offset + n));
+    kCopy(x, y.Slice(axis, offset, offset + n));
     offset += n;
   }
 }
@@ -63,7 +65,7 @@ SINGA_REGISTER_OP(Concat, ConcatAttrs)
     .attr("axis", &ConcatAttrs::axis, /*required=*/true)
     .dtypes(dtypes::kAll, {0})
     .infer(Infer)
-    .kernel(Forward)
+    .kernel(Forward<cpu::ConvertCopy>) SINGA_CUDA_KERNEL(Forward<cuda::Copy>, ops::kCudaCopy)
     .backward(Backward);
 
 }  // namespace singa

@@ -1037,6 +1037,35 @@ void ConvGradWeightForward(KernelCtx& k, const ConvGradAttrs& a) {
   RunBwdWeights(*prim, key, dy, x, dw, db, a.group);
 }
 
+#if SINGA_CUDA
+// cuDNN, for float32, float64 and float16.
+const std::vector<DType> kCudnnTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+
+// Convolutions of empty tensors run on the CPU (zeros or the bias).
+template <class A>
+bool CudaTakes(const InferCtx& c, const A&) {
+  return c.input(0).numel() > 0 && c.input(1).numel() > 0;
+}
+
+void ConvCuda(KernelCtx& k, const ConvAttrs& a) {
+  const ops::Window win = ConvWindow(InferCtx(OpRegistry::Get("Conv"), k.inputs, 1, ""), a);
+  cuda::ConvForward(k.input(0), k.input(1), k.has_input(2) ? k.input(2) : Tensor(), k.output(0),
+                    ops::ToCuda(win), a.group);
+}
+void ConvGradDataCuda(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor& dx = k.output(0);
+  const ops::Window win = KernelGradWindow("ConvGradData", k, dx.shape(), k.input(1).shape(), a);
+  cuda::ConvBackwardData(k.input(0), k.input(1), dx, ops::ToCuda(win), a.group);
+}
+void ConvGradWeightCuda(KernelCtx& k, const ConvGradAttrs& a) {
+  const Tensor& dw = k.output(0);
+  const ops::Window win = KernelGradWindow("ConvGradWeight", k, k.input(1).shape(), dw.shape(), a);
+  cuda::ConvBackwardFilter(k.input(0), k.input(1), dw,
+                           k.num_outputs() > 1 ? k.outputs[1] : Tensor(), ops::ToCuda(win),
+                           a.group);
+}
+#endif
+
 const OpSchema& GradSchema(const char* op) { return OpRegistry::Get(op, kLatestOpset, "ai.singa"); }
 
 TensorList ConvBackward(const GradCtx& g, const ConvAttrs& a) {
@@ -1082,7 +1111,7 @@ SINGA_REGISTER_OP(Conv, ConvAttrs)
     .attr("strides", &ConvAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(ConvInfer)
-    .kernel(ConvForward)
+    .kernel(ConvForward) SINGA_CUDA_KERNEL(ConvCuda, kCudnnTypes, CudaTakes<ConvAttrs>)
     .reference(ConvReference)
     .backward(ConvBackward)
     // Each output element: C/group x kernel multiply-adds (W is [M, C/group, k...]).
@@ -1122,6 +1151,7 @@ SINGA_REGISTER_OP(ConvGradData, ConvGradAttrs)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(ConvGradDataInfer)
     .kernel(ConvGradDataForward)
+        SINGA_CUDA_KERNEL(ConvGradDataCuda, kCudnnTypes, CudaTakes<ConvGradAttrs>)
     .reference(ConvGradDataReference);
 SINGA_REGISTER_OP(ConvGradWeight, ConvGradAttrs)
     .domain("ai.singa")
@@ -1135,6 +1165,7 @@ SINGA_REGISTER_OP(ConvGradWeight, ConvGradAttrs)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(ConvGradWeightInfer)
     .kernel(ConvGradWeightForward)
+        SINGA_CUDA_KERNEL(ConvGradWeightCuda, kCudnnTypes, CudaTakes<ConvGradAttrs>)
     .reference(ConvGradWeightReference);
 
 }  // namespace singa

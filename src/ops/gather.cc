@@ -70,6 +70,13 @@ TensorList Backward(const GradCtx& g, const GatherAttrs& a) {
   return {ops::IndexAdd(g.grad_output(0), outer, inner, idx, n).Reshape(x.shape()), Tensor()};
 }
 
+#if SINGA_CUDA
+void GatherCuda(KernelCtx& k, const GatherAttrs& a) {
+  const int64_t rank = k.input(0).ndim();
+  cuda::Gather(k.input(0), k.input(1), k.output(0), a.axis < 0 ? a.axis + rank : a.axis);
+}
+#endif
+
 }  // namespace
 
 SINGA_REGISTER_OP(Gather, GatherAttrs)
@@ -80,7 +87,7 @@ SINGA_REGISTER_OP(Gather, GatherAttrs)
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt32, DType::kInt64}, {1})
     .infer(Infer)
-    .kernel(Forward)
+    .kernel(Forward) SINGA_CUDA_KERNEL(GatherCuda, ops::kCudaCopy)
     .backward(Backward);
 
 }  // namespace singa

@@ -219,19 +219,35 @@ TensorList SceBackward(const GradCtx& g, const LossAttrs& a) {
   return d;
 }
 
+#if SINGA_CUDA
+const std::vector<DType> kCudaTypes = {DType::kFloat32, DType::kFloat64};
+
+void NllCuda(KernelCtx& k, const LossAttrs& a) {
+  cuda::NllLoss(k.input(0), k.input(1), k.has_input(2) ? k.input(2) : Tensor(), k.output(0),
+                a.ignore_index, a.reduction);
+}
+void SceCuda(KernelCtx& k, const LossAttrs& a) {
+  const Tensor& x = k.input(0);
+  const Tensor lp = k.num_outputs() > 1 ? k.output(1) : Tensor(x.shape(), x.dtype(), x.device());
+  cuda::Softmax(x, lp, 1, false, true);
+  cuda::NllLoss(lp, k.input(1), k.has_input(2) ? k.input(2) : Tensor(), k.output(0), a.ignore_index,
+                a.reduction);
+}
+#endif
+
 }  // namespace
 
-#define SINGA_NLL_LOSS(VERSION, TYPES)                    \
-  SINGA_REGISTER_OP(NegativeLogLikelihoodLoss, LossAttrs) \
-      .since_opset(VERSION)                               \
-      .inputs({"input", "target", "weight?"})             \
-      .outputs({"loss"})                                  \
-      .attr("ignore_index", &LossAttrs::ignore_index)     \
-      .attr("reduction", &LossAttrs::reduction)           \
-      .dtypes(TYPES, {0, 2})                              \
-      .dtypes(kIndex, {1})                                \
-      .infer(InferLoss)                                   \
-      .kernel(NllForward)                                 \
+#define SINGA_NLL_LOSS(VERSION, TYPES)                           \
+  SINGA_REGISTER_OP(NegativeLogLikelihoodLoss, LossAttrs)        \
+      .since_opset(VERSION)                                      \
+      .inputs({"input", "target", "weight?"})                    \
+      .outputs({"loss"})                                         \
+      .attr("ignore_index", &LossAttrs::ignore_index)            \
+      .attr("reduction", &LossAttrs::reduction)                  \
+      .dtypes(TYPES, {0, 2})                                     \
+      .dtypes(kIndex, {1})                                       \
+      .infer(InferLoss)                                          \
+      .kernel(NllForward) SINGA_CUDA_KERNEL(NllCuda, kCudaTypes) \
       .backward(NllBackward)
 
 // 13 only clarified the text; 22 added bfloat16.
@@ -239,18 +255,18 @@ SINGA_NLL_LOSS(12, kFloats3);
 SINGA_NLL_LOSS(13, kFloats3);
 SINGA_NLL_LOSS(22, dtypes::kFloats);
 
-#define SINGA_SCE_LOSS(VERSION, TYPES)                  \
-  SINGA_REGISTER_OP(SoftmaxCrossEntropyLoss, LossAttrs) \
-      .since_opset(VERSION)                             \
-      .inputs({"scores", "labels", "weights?"})         \
-      .outputs({"output", "log_prob?"})                 \
-      .attr("ignore_index", &LossAttrs::ignore_index)   \
-      .attr("reduction", &LossAttrs::reduction)         \
-      .dtypes(TYPES, {0, 2})                            \
-      .dtypes(kIndex, {1})                              \
-      .infer(InferLoss)                                 \
-      .kernel(SceForward)                               \
-      .backward_outputs(2)                              \
+#define SINGA_SCE_LOSS(VERSION, TYPES)                           \
+  SINGA_REGISTER_OP(SoftmaxCrossEntropyLoss, LossAttrs)          \
+      .since_opset(VERSION)                                      \
+      .inputs({"scores", "labels", "weights?"})                  \
+      .outputs({"output", "log_prob?"})                          \
+      .attr("ignore_index", &LossAttrs::ignore_index)            \
+      .attr("reduction", &LossAttrs::reduction)                  \
+      .dtypes(TYPES, {0, 2})                                     \
+      .dtypes(kIndex, {1})                                       \
+      .infer(InferLoss)                                          \
+      .kernel(SceForward) SINGA_CUDA_KERNEL(SceCuda, kCudaTypes) \
+      .backward_outputs(2)                                       \
       .backward(SceBackward)
 
 // 13 added bfloat16.

@@ -85,6 +85,17 @@ void Forward(KernelCtx& k, const OneHotAttrs& a) {
       "OneHot");
 }
 
+#if SINGA_CUDA
+// Integer indices, float32 or float64 values.
+void OneHotCuda(KernelCtx& k, const OneHotAttrs& a) {
+  const int64_t rank = k.input(0).ndim();
+  cuda::OneHot(k.input(0), k.input(2), k.output(0), a.axis < 0 ? a.axis + rank + 1 : a.axis);
+}
+bool CudaTakes(const InferCtx& c, const OneHotAttrs&) {
+  return c.dtype(2) == DType::kFloat32 || c.dtype(2) == DType::kFloat64;
+}
+#endif
+
 }  // namespace
 
 // 11 added negative indices; 28 bfloat16 values.
@@ -98,6 +109,9 @@ void Forward(KernelCtx& k, const OneHotAttrs& a) {
           .dtypes(v < 28 ? kValueTypes : dtypes::kAll, {2})
           .infer(Infer)
           .kernel(v < 11 ? Forward<false> : Forward<true>);
+#if SINGA_CUDA
+      if (v >= 11) b.cuda_kernel(OneHotCuda, {DType::kInt32, DType::kInt64}, CudaTakes);
+#endif
     });
 
 }  // namespace singa

@@ -524,6 +524,44 @@ void AveragePoolGradForward(KernelCtx& k, const PoolAttrs& a) {
   if (!alg || !PoolGradFast(k, w, *alg)) AveragePoolGradReference(k, a);
 }
 
+#if SINGA_CUDA
+// cuDNN pools float32, float64 and float16 where its geometry is the op's
+// (cuda::PoolTakes): no dilation, equal pads, floor-mode sizes; MaxPool
+// without Indices.
+const std::vector<DType> kCudnnTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+
+cuda::Pool CudaMode(bool max, const PoolAttrs& a) {
+  if (max) return cuda::Pool::kMax;
+  return a.count_include_pad ? cuda::Pool::kAverageIncludePad : cuda::Pool::kAverageExcludePad;
+}
+
+// Whether cuDNN pools X (input x_index) with the op's geometry.
+template <bool kMax>
+bool CudaPoolTakes(const InferCtx& c, const PoolAttrs& a, int x_index) {
+  if (kMax && c.num_outputs() > 1) return false;
+  const ops::Window w = PoolWindow(c, c.shape(x_index), a);
+  return cuda::PoolTakes(ops::ToCuda(w), w.in, w.out);
+}
+
+template <bool kMax>
+void PoolCuda(KernelCtx& k, const PoolAttrs& a) {
+  const ops::Window w = KernelWindow(kMax ? "MaxPool" : "AveragePool", k, a);
+  cuda::PoolForward(CudaMode(kMax, a), k.input(0), k.output(0), ops::ToCuda(w));
+}
+template <bool kMax>
+void PoolGradCuda(KernelCtx& k, const PoolAttrs& a) {
+  const ops::Window w = GradKernelWindow(kMax ? "MaxPoolGrad" : "AveragePoolGrad", k, a);
+  cuda::PoolBackward(CudaMode(kMax, a), k.input(0), k.input(1), k.output(0), ops::ToCuda(w));
+}
+
+// GlobalAveragePool: the mean over the spatial dimensions.
+void GlobalAverageCuda(KernelCtx& k, const NoAttrs&) {
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < k.input(0).ndim(); ++d) axes.push_back(d);
+  cuda::Reduce(k.input(0), k.output(0), axes, true);
+}
+#endif
+
 template <bool kMax>
 TensorList PoolBackward(const GradCtx& g, const PoolAttrs& a) {
   static const OpSchema& op =
@@ -570,7 +608,9 @@ const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DTy
           .attr("strides", &PoolAttrs::strides)
           .dtypes(v >= 11 ? kMaxPoolTypes : dtypes::kFloats)
           .infer(PoolInfer)
-          .kernel(MaxPoolForward)
+          .kernel(MaxPoolForward) SINGA_CUDA_KERNEL(
+              PoolCuda<true>, kCudnnTypes,
+              [](const InferCtx& c, const PoolAttrs& a) { return CudaPoolTakes<true>(c, a, 0); })
           .reference(MaxPoolReference)
           .backward(PoolBackward<true>);
       if (v >= 8) b.attr("storage_order", &PoolAttrs::storage_order);
@@ -588,7 +628,9 @@ const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DTy
           .attr("strides", &PoolAttrs::strides)
           .dtypes(dtypes::kFloats)
           .infer(PoolInfer)
-          .kernel(AveragePoolForward)
+          .kernel(AveragePoolForward) SINGA_CUDA_KERNEL(
+              PoolCuda<false>, kCudnnTypes,
+              [](const InferCtx& c, const PoolAttrs& a) { return CudaPoolTakes<false>(c, a, 0); })
           .reference(AveragePoolReference)
           .backward(PoolBackward<false>);
       if (v >= 7) b.attr("count_include_pad", &PoolAttrs::count_include_pad);
@@ -627,6 +669,7 @@ SINGA_REGISTER_OP(GlobalAveragePool, NoAttrs)
     .dtypes(dtypes::kFloats)
     .infer(GlobalInfer)
     .kernel(GlobalPoolForward<PoolKind::kAvg>)
+        SINGA_CUDA_KERNEL(GlobalAverageCuda, ops::kCudaFloats)
     .backward(GlobalAverageBackward);
 
 SINGA_REGISTER_OP(GlobalMaxPool, NoAttrs)
@@ -652,7 +695,10 @@ SINGA_REGISTER_OP(MaxPoolGrad, PoolAttrs)
     .attr("strides", &PoolAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(PoolGradInfer)
-    .kernel(MaxPoolGradForward)
+    .kernel(MaxPoolGradForward) SINGA_CUDA_KERNEL(PoolGradCuda<true>, kCudnnTypes,
+                                                  [](const InferCtx& c, const PoolAttrs& a) {
+                                                    return CudaPoolTakes<true>(c, a, 1);
+                                                  })
     .reference(MaxPoolGradReference);
 SINGA_REGISTER_OP(AveragePoolGrad, PoolAttrs)
     .domain("ai.singa")
@@ -667,7 +713,10 @@ SINGA_REGISTER_OP(AveragePoolGrad, PoolAttrs)
     .attr("strides", &PoolAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(PoolGradInfer)
-    .kernel(AveragePoolGradForward)
+    .kernel(AveragePoolGradForward) SINGA_CUDA_KERNEL(PoolGradCuda<false>, kCudnnTypes,
+                                                      [](const InferCtx& c, const PoolAttrs& a) {
+                                                        return CudaPoolTakes<false>(c, a, 1);
+                                                      })
     .reference(AveragePoolGradReference);
 
 }  // namespace singa

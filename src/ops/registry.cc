@@ -308,7 +308,8 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
   if (dev.type == DeviceType::kCuda) {
     const bool takes = cuda_kernel && t_variant == KernelVariant::kFast &&
                        (inputs.empty() || !inputs[0].defined() ||
-                        std::count(cuda_dtypes.begin(), cuda_dtypes.end(), inputs[0].dtype()));
+                        std::count(cuda_dtypes.begin(), cuda_dtypes.end(), inputs[0].dtype())) &&
+                       (!cuda_takes || cuda_takes(ctx, attrs.get()));
     if (takes) {
       fn = &cuda_kernel;
     } else {

@@ -69,13 +69,15 @@ SpecList Infer(const InferCtx& c, const SplitAttrs& a) {
   return out;
 }
 
+// kCopy: cpu::ConvertCopy, or cuda::Copy on a GPU.
+template <auto kCopy>
 void Forward(KernelCtx& k, const SplitAttrs& a) {
   const Tensor& x = k.input(0);
   const int64_t axis = a.axis < 0 ? a.axis + x.ndim() : a.axis;
   int64_t offset = 0;
   for (int i = 0; i < k.num_outputs(); ++i) {
     const int64_t n = k.output(i).shape()[axis];
-    cpu::ConvertCopy(x.Slice(axis, offset, offset + n), k.output(i));
+    kCopy(x.Slice(axis, offset, offset + n), k.output(i));
     offset += n;
   }
 }
@@ -127,7 +129,7 @@ void Upgrade2(ExportCtx& c, const SplitAttrs& a) {
           .attr("axis", &SplitAttrs::axis)
           .dtypes(dtypes::kAll, {0})
           .infer(Infer)
-          .kernel(Forward)
+          .kernel(Forward<cpu::ConvertCopy>) SINGA_CUDA_KERNEL(Forward<cuda::Copy>, ops::kCudaCopy)
           .backward(Backward);
       if (v >= 13)
         b.inputs({"input", "split?"}).dtypes({DType::kInt64}, {1});

@@ -124,6 +124,13 @@ inline Geo3 To3(const Window& w) {
   return g;
 }
 
+#if SINGA_CUDA
+// The geometry as the CUDA device's cuDNN kernels take it.
+inline cuda::Window ToCuda(const Window& w) {
+  return {w.kernel, w.stride, w.dilation, w.pad_begin, w.pad_end};
+}
+#endif
+
 // Strides of a [A, B, spatial...] tensor padded to 5 dims (0 for added dims).
 inline std::array<int64_t, 5> Strides5(const Tensor& t) {
   std::array<int64_t, 5> s{0, 0, 0, 0, 0};

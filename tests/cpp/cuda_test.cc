@@ -197,11 +197,16 @@ TEST(Cuda, OpsWithoutGpuKernelsRunOnTheCpuWithCopies) {
   SKIP_WITHOUT_GPU();
   const Device gpu = Device::Cuda(0);
   Tensor x = RandomTensor({1, 2, 6, 6}, DType::kFloat32, 1);
-  Tensor w = RandomTensor({3, 2, 3, 3}, DType::kFloat32, 2);
-  const Tensor y = Call1("Conv", {x.ToDevice(gpu), w.ToDevice(gpu)});
+  // GlobalMaxPool has no GPU kernel, and cuDNN pools without dilations.
+  const Tensor y = Call1("GlobalMaxPool", {x.ToDevice(gpu)});
   EXPECT_EQ(y.device(), gpu);
-  ExpectSameOnGpu({y}, {Call1("Conv", {x, w})}, 1e-5, 1e-5, "Conv");
-  EXPECT_TRUE(FellBack("Conv"));
+  ExpectSameOnGpu({y}, {Call1("GlobalMaxPool", {x})}, 0, 0, "GlobalMaxPool");
+  EXPECT_TRUE(FellBack("GlobalMaxPool"));
+  const AttrMap dilated = {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                           {"dilations", std::vector<int64_t>{2, 2}}};
+  ExpectSameOnGpu({Call1("MaxPool", {x.ToDevice(gpu)}, dilated)}, {Call1("MaxPool", {x}, dilated)},
+                  0, 0, "MaxPool");
+  EXPECT_TRUE(FellBack("MaxPool"));
   // A host constant beside GPU inputs is copied over; a host tensor that
   // autograd tracks is an error naming the devices.
   EXPECT_EQ(Call1("Add", {x.ToDevice(gpu), Tensor::Scalar<float>(1)}).device(), gpu);
@@ -252,6 +257,66 @@ TEST(Cuda, TrainingLossesMatchTheCpu) {
     EXPECT_NEAR(gpu[i], cpu[i], 1e-4 * (1 + std::abs(cpu[i]))) << "step " << i;
   EXPECT_LT(gpu.back(), gpu.front());
   for (const char* op : {"Gemm", "Relu", "Sub", "Mul"}) EXPECT_FALSE(FellBack(op)) << op;
+}
+
+// A small CNN trained by plain SGD: a convolution with unequal pads, batch
+// normalization in training mode, max and average pooling, global average
+// pooling. Every step's loss on the GPU matches the CPU's, and none of these
+// ops (nor their gradients) leaves the GPU.
+std::vector<float> CnnLosses(Device device, int steps) {
+  TensorList params = {RandomTensor({4, 3, 3, 3}, DType::kFloat32, 1, -0.5, 0.5),
+                       Tensor::Zeros({4}),
+                       Tensor::Full({4}, 1.0),
+                       Tensor::Zeros({4}),
+                       RandomTensor({4, 5}, DType::kFloat32, 2, -0.5, 0.5),
+                       Tensor::Zeros({5})};
+  for (Tensor& p : params) p = p.ToDevice(device);
+  const Tensor x = RandomTensor({8, 3, 9, 9}, DType::kFloat32, 3).ToDevice(device);
+  const Tensor mean = Tensor::Zeros({4}).ToDevice(device);
+  const Tensor var = Tensor::Full({4}, 1.0).ToDevice(device);
+  std::vector<int64_t> labels(8);
+  for (int i = 0; i < 8; ++i) labels[i] = (i * 3) % 5;
+  const Tensor y = Tensor::FromVector<int64_t>({8}, labels, device);
+  const Tensor lr = Tensor::Scalar<float>(0.2f, device);
+  const AttrMap conv = {{"pads", std::vector<int64_t>{1, 0, 2, 1}}};
+  const AttrMap norm = {{"training_mode", int64_t{1}}};
+  const AttrMap max = {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                       {"strides", std::vector<int64_t>{2, 2}}};
+  const AttrMap avg = {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"pads", std::vector<int64_t>{1, 1, 1, 1}}};
+  std::vector<float> losses;
+  for (int s = 0; s < steps; ++s) {
+    for (Tensor& p : params) {
+      p = p.Detach();
+      p.set_stores_grad(true);
+    }
+    Tensor h = Call1("Conv", {x, params[0], params[1]}, conv);  // [8, 4, 10, 8]
+    h = Call1("BatchNormalization", {h, params[2], params[3], mean, var}, norm);
+    h = Call1("MaxPool", {Call1("Relu", {h})}, max);  // [8, 4, 5, 4]
+    h = Call1("AveragePool", {h}, avg);
+    h = Call1("Flatten", {Call1("GlobalAveragePool", {h})});
+    const Tensor loss =
+        Call1("SoftmaxCrossEntropyLoss", {Call1("Gemm", {h, params[4], params[5]}), y});
+    losses.push_back(loss.Item<float>());
+    for (auto& [p, g] : autograd::Gradients(loss))
+      for (Tensor& q : params)
+        if (q.id() == p.id()) q = Call1("Sub", {q, Call1("Mul", {g, lr})});
+  }
+  return losses;
+}
+
+TEST(Cuda, ConvolutionPoolingAndNormalizationTrainThroughCudnn) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<float> cpu = CnnLosses(Device::Cpu(), 10);
+  const std::vector<float> gpu = CnnLosses(Device::Cuda(0), 10);
+  ASSERT_EQ(cpu.size(), gpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i)
+    EXPECT_NEAR(gpu[i], cpu[i], 1e-4 * (1 + std::abs(cpu[i]))) << "step " << i;
+  EXPECT_LT(gpu.back(), gpu.front());
+  for (const char* op : {"Conv", "ConvGradData", "ConvGradWeight", "BatchNormalization",
+                         "BatchNormGrad", "MaxPoolGrad", "AveragePool", "AveragePoolGrad",
+                         "GlobalAveragePool", "SoftmaxCrossEntropyLoss", "OneHot"})
+    EXPECT_FALSE(FellBack(op)) << op;
 }
 
 // SGD (momentum, Nesterov, weight decay) and Adam update GPU parameters with

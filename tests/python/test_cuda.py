@@ -1,6 +1,6 @@
 """singa on a CUDA GPU, from Python: SINGA's ONNX page's device calls, tensors to
-and from numpy, ops and autograd, a model trained with the layers and an
-optimizer, the same losses as on the CPU. Skipped without a GPU."""
+and from numpy, ops and autograd, models (an MLP, a CNN) trained with the
+layers and an optimizer, the same losses as on the CPU. Skipped without a GPU."""
 import numpy as np
 import pytest
 
@@ -66,15 +66,31 @@ class MLP(model.Model):
         self.optimizer = optimizer
 
 
+class CNN(MLP):
+    """Convolution, batch normalization and pooling: cuDNN on the GPU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = layer.Conv2d(6, 3, padding=1)
+        self.bn = layer.BatchNorm2d()
+        self.pool = layer.MaxPool2d(2, 2)
+        self.flat = layer.Flatten()
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.bn(self.conv(x))))
+        return super().forward(self.flat(x))
+
+
 @pytest.mark.parametrize("graph", [False, True])
-def test_model_trains_with_the_cpus_losses(graph):
+@pytest.mark.parametrize("net, shape", [(MLP, (32, 8)), (CNN, (32, 3, 8, 8))])
+def test_model_trains_with_the_cpus_losses(graph, net, shape):
     rng = np.random.default_rng(1)
-    x = rng.standard_normal((32, 8)).astype(np.float32)
+    x = rng.standard_normal(shape).astype(np.float32)
     y = (np.arange(32) % 4).astype(np.int32)
 
     def losses(d):
         d.SetRandSeed(0)
-        m = MLP()
+        m = net()
         m.set_optimizer(opt.SGD(lr=0.1, momentum=0.9))
         tx, ty = tensor.from_numpy(x, d), tensor.from_numpy(y, d)
         m.compile([tx], is_train=True, use_graph=graph, sequential=False)

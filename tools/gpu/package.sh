@@ -3,7 +3,7 @@
 # (git-ignored; it travels to the machine as a carried path): the C++ tests,
 # the digits example, libsinga and every library they load that a bare
 # system lacks, and the digits data. The GPU machine has the CUDA driver and
-# the cuBLAS wheel, but not this machine's Debian packages nor oneDNN.
+# the cuBLAS and cuDNN wheels, but not this machine's Debian packages nor oneDNN.
 #
 #   make setup CUDA=1 && tools/gpu/package.sh
 set -euo pipefail
@@ -18,10 +18,10 @@ cp "$BUILD/singa_tests" "$BUILD/example_train_digits" "$stage/bin/"
 cp python/singa/libsinga.so "$stage/lib/"
 # What the dynamic loader resolves here, less the C and C++ runtimes and the
 # compression libraries (the GPU machine's are as new, and its Python loads
-# them too) and cuBLAS (its wheel is there).
+# them too) and cuBLAS and cuDNN (their wheels are there).
 for f in "$stage"/bin/* "$stage/lib/libsinga.so"; do ldd "$f"; done |
   awk '/=> \// {print $3}' | sort -u |
-  grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libpthread|libdl|librt|libz|liblzma|libzstd|libcublas|libcublasLt)\.so' |
+  grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libpthread|libdl|librt|libz|liblzma|libzstd|libcublas|libcublasLt|libcudnn)\.so' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 .venv/bin/python -c "import os, sklearn.datasets as d; print(os.path.join(os.path.dirname(d.__file__), 'data', 'digits.csv.gz'))" |
   xargs -I{} cp {} "$stage/"

@@ -233,6 +233,9 @@ class OpSchema {
   // a GPU the CPU kernel runs, on copies.
   KernelFn cuda_kernel;
   std::vector<DType> cuda_dtypes;
+  // Whether cuda_kernel takes these inputs and attributes (absent: it takes
+  // every input of cuda_dtypes); the CPU kernel runs on copies otherwise.
+  std::function<bool(const InferCtx&, const void*)> cuda_takes;
   AliasFn alias;
   BackwardFn backward;
   ExportFn to_onnx;
@@ -500,9 +503,16 @@ class OpBuilder {
   }
   // The kernel for DeviceType::kCuda, for inputs whose input 0 has one of
   // `dtypes` (op files register it through SINGA_CUDA_KERNEL, ops/common.h).
-  OpBuilder& cuda_kernel(std::function<void(KernelCtx&, const A&)> fn, std::vector<DType> dtypes) {
+  // `takes`, when given, narrows the inputs and attributes it takes (cuDNN's
+  // symmetric padding, say); the others run the CPU kernel on copies.
+  OpBuilder& cuda_kernel(std::function<void(KernelCtx&, const A&)> fn, std::vector<DType> dtypes,
+                         std::function<bool(const InferCtx&, const A&)> takes = nullptr) {
     s_->cuda_kernel = Erase(std::move(fn));
     s_->cuda_dtypes = std::move(dtypes);
+    if (takes)
+      s_->cuda_takes = [takes](const InferCtx& c, const void* a) {
+        return takes(c, *static_cast<const A*>(a));
+      };
     return *this;
   }
   // A plain-loop kernel the fast one is tested against.

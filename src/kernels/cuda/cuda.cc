@@ -178,6 +178,11 @@ const internal::GpuBackend kBackend{DeviceCount, Runtime, Sync};
 [[maybe_unused]] const bool kRegistered = (internal::SetGpuBackend(&kBackend), true);
 }  // namespace
 
+void* Stream(int index) {
+  Select(index);
+  return GpuOf(index).stream;
+}
+
 void Sync(int index) {
   Gpu& g = GpuOf(index);
   Select(index);
@@ -329,6 +334,50 @@ void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bo
   }
   const Matrix ma = MatrixOf(a, trans_a), mb = MatrixOf(b, trans_b);
   BatchedGemm(ma.t, mb.t, y, 1, m, n, k, ma.trans, mb.trans, 0, 0, alpha, add_c ? beta : 0.0f);
+}
+
+namespace {
+// The product of t's dimensions [lo, hi).
+int64_t Span(const Tensor& t, int64_t lo, int64_t hi) {
+  int64_t p = 1;
+  for (int64_t d = lo; d < hi; ++d) p *= t.dim(d);
+  return p;
+}
+}  // namespace
+
+void Gather(const Tensor& x_in, const Tensor& indices, const Tensor& y, int64_t axis) {
+  const Tensor x = x_in.Contiguous(), idx = indices.Contiguous();
+  kernels::Gather(x.raw_data(), static_cast<int>(SizeOf(x.dtype())), idx.raw_data(),
+                  static_cast<int>(idx.dtype()), y.raw_data(), Span(x, 0, axis), x.dim(axis),
+                  idx.numel(), Span(x, axis + 1, x.ndim()), StreamOf(y));
+}
+
+void OneHot(const Tensor& indices, const Tensor& values, const Tensor& y, int64_t axis) {
+  const Tensor idx = indices.Contiguous(), v = values.Contiguous();
+  kernels::OneHot(idx.raw_data(), static_cast<int>(idx.dtype()), v.raw_data(),
+                  static_cast<int>(y.dtype()), y.raw_data(), Span(y, 0, axis), y.dim(axis),
+                  Span(y, axis + 1, y.ndim()), StreamOf(y));
+}
+
+void NllLoss(const Tensor& log_prob, const Tensor& target, const Tensor& weight, const Tensor& loss,
+             std::optional<int64_t> ignore, const std::string& reduction) {
+  const Tensor lp = log_prob.Contiguous(), t = target.Contiguous();
+  const Tensor w = weight.defined() ? weight.Contiguous() : Tensor();
+  const int64_t n = lp.dim(0), c = lp.dim(1), d = Span(lp, 2, lp.ndim());
+  const Tensor each(t.shape(), lp.dtype(), lp.device()), coef(t.shape(), lp.dtype(), lp.device());
+  kernels::NllPick(lp.raw_data(), static_cast<int>(lp.dtype()), t.raw_data(),
+                   static_cast<int>(t.dtype()), w.defined() ? w.raw_data() : nullptr,
+                   ignore.has_value(), ignore.value_or(0), each.raw_data(), coef.raw_data(), n, c,
+                   d, StreamOf(loss));
+  if (reduction == "none") return Copy(each, loss);
+  std::vector<int64_t> all(t.ndim());
+  std::iota(all.begin(), all.end(), 0);
+  Reduce(each, loss, all, false);
+  if (reduction == "mean") {
+    const Tensor total(loss.shape(), loss.dtype(), loss.device());
+    Reduce(coef, total, all, false);
+    BinaryOp(Binary::kDiv, loss, total, loss);
+  }
 }
 
 void SgdUpdate(int device, DType dtype, void* p, const void* g, void* buf, int64_t n, double lr,

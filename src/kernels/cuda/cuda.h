@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "kernels/cuda/kernels.h"
@@ -26,6 +28,8 @@ int DeviceCount();
 DeviceRuntime& Runtime(int index);
 // Waits for GPU `index`'s stream.
 void Sync(int index);
+// GPU `index` made current on this thread; its stream (a cudaStream_t).
+void* Stream(int index);
 // "NVIDIA H200 (sm_90, 139 GiB)".
 std::string DeviceName(int index);
 
@@ -54,6 +58,59 @@ void MatMul(const Tensor& a, const Tensor& b, const Tensor& c);
 // y = alpha * op(a) * op(b) + beta * c (c absent: undefined), float dtypes.
 void Gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& y, bool trans_a,
           bool trans_b, float alpha, float beta);
+
+// y = x gathered along `axis` by `indices` (int32 or int64, negative ones
+// from the end); an index out of range gives zeros (the CPU kernel raises:
+// checking would wait for the GPU).
+void Gather(const Tensor& x, const Tensor& indices, const Tensor& y, int64_t axis);
+// y = values[1] where the position along `axis` is the index, else
+// values[0] (float32 or float64 values on the GPU).
+void OneHot(const Tensor& indices, const Tensor& values, const Tensor& y, int64_t axis);
+// The negative log-likelihood of log_prob [N, C, d...] at target [N, d...]:
+// -weight[t] * log_prob[n, t, d] per element (weight may be undefined; 0 at
+// ignored targets), reduced into loss by `reduction` (none, sum, or mean:
+// the sum over the weights of the targets not ignored).
+void NllLoss(const Tensor& log_prob, const Tensor& target, const Tensor& weight, const Tensor& loss,
+             std::optional<int64_t> ignore, const std::string& reduction);
+
+// ---- cuDNN (src/kernels/cuda/cudnn.cc) ------------------------------------
+// Dense NCHW tensors (views are made dense) with 1 to 3 spatial dimensions,
+// float32, float64 or float16; `Window` is the geometry per spatial dimension.
+struct Window {
+  std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end;
+};
+
+// y = conv(x, w) (+ b when defined) in `group` groups; w is [M, C/group, k...].
+void ConvForward(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
+                 const Window& win, int64_t group);
+// dx from dy and w.
+void ConvBackwardData(const Tensor& dy, const Tensor& w, const Tensor& dx, const Window& win,
+                      int64_t group);
+// dw (and db when defined) from dy and x.
+void ConvBackwardFilter(const Tensor& dy, const Tensor& x, const Tensor& dw, const Tensor& db,
+                        const Window& win, int64_t group);
+
+enum class Pool { kMax, kAverageIncludePad, kAverageExcludePad };
+// Whether cuDNN pools this geometry (input sizes `in`, output sizes `out`):
+// no dilation, pads equal on both sides and smaller than the kernel, and the
+// output sizes floor division gives (ceil_mode may give others).
+bool PoolTakes(const Window& win, const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+void PoolForward(Pool mode, const Tensor& x, const Tensor& y, const Window& win);
+// dx from dy and x (the forward is run again for y).
+void PoolBackward(Pool mode, const Tensor& dy, const Tensor& x, const Tensor& dx,
+                  const Window& win);
+
+// Batch normalization over dim 1 of x (every other dim reduced); scale,
+// bias, mean and var are [C], float32 (float64 for a float64 x).
+void BatchNormInference(const Tensor& x, const Tensor& scale, const Tensor& bias,
+                        const Tensor& mean, const Tensor& var, const Tensor& y, double epsilon);
+// y with the batch's statistics, which it writes to batch_mean and batch_var
+// (the population variance).
+void BatchNormTraining(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& y,
+                       const Tensor& batch_mean, const Tensor& batch_var, double epsilon);
+// The training forward's gradients: dx, dscale and dbias from dy.
+void BatchNormBackward(const Tensor& dy, const Tensor& x, const Tensor& scale, const Tensor& dx,
+                       const Tensor& dscale, const Tensor& dbias, double epsilon);
 
 // Fused optimizer updates in place, on GPU `device`'s memory (opt::SGD and
 // opt::Adam; float32 or float64).

@@ -60,6 +60,22 @@ void Softmax(const void* x, void* y, int dtype, int64_t outer, int64_t n, int64_
 // the dense output, `reduced` per dimension whether it is reduced.
 void ReduceSum(const View& x, const View& y, const bool* reduced, bool mean, void* stream);
 
+// y[o, j, i] = x[o, indices[j], i] for x [outer, n, inner] and y [outer, m,
+// inner], elements of element_bytes bytes; indices int32 or int64, negative
+// ones from the end, out-of-range ones giving zeros.
+void Gather(const void* x, int element_bytes, const void* indices, int index_dtype, void* y,
+            int64_t outer, int64_t n, int64_t m, int64_t inner, void* stream);
+// y[o, j, i] = indices[o, i] == j ? values[1] : values[0] (float32 or
+// float64), negative indices from the end.
+void OneHot(const void* indices, int index_dtype, const void* values, int dtype, void* y,
+            int64_t outer, int64_t depth, int64_t inner, void* stream);
+// Per target of log_prob [n, c, d]: loss = -weight[t] * log_prob[., t, .] and
+// coef = weight[t] (1 without weights), both 0 where t is ignored or out of
+// range (float32 or float64).
+void NllPick(const void* log_prob, int dtype, const void* target, int target_dtype,
+             const void* weight, bool has_ignore, int64_t ignore, void* loss, void* coef, int64_t n,
+             int64_t c, int64_t d, void* stream);
+
 // Optimizer updates of n elements in place (float32 or float64), as
 // singa::opt's CPU loops compute them.
 void SgdUpdate(int dtype, void* p, const void* g, void* buf, int64_t n, double lr, double wd,
