@@ -11,7 +11,10 @@ The cases:
 - training steps of bench/models.py's ResNet-18 (graph mode and eager) and
   MobileNet-V2 (graph mode), batch 64, 3x224x224, 1000 classes, SGD
   momentum 0.9, cross entropy, both from the same initial weights;
-- ResNet-18 inference (eval mode, no gradients), batch 1 and 32, graph mode.
+- ResNet-18 inference (eval mode, no gradients), batch 1 and 32, graph mode;
+- ONNX inference through sonnx on the GPU (the plan), ResNet-18 and
+  BERT-base (seq 128) of examples/onnx/zoo_models.py at batch 1 and 32,
+  against the same torch modules, inputs and outputs on the GPU.
 
 Float32 but for the float16 MatMul; torch without TF32 (singa has none),
 cudnn.benchmark on.
@@ -37,8 +40,11 @@ import torch
 
 from singa import autograd, device, opt, tensor
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "examples", "onnx"))
 import models  # noqa: E402
+import zoo_models as zm  # noqa: E402
 
 
 def timed(fn, sync, calls):
@@ -118,6 +124,32 @@ def model_pair(name, batch, hw, dev, tdev, train=True, use_graph=True):
         e.__traceback__ = None  # holds no frame (and no tensor) alive
         ours = e
     theirs = torch_train_step(ref, x, y, tdev) if train else torch_inference(ref, x, tdev)
+    return ours, theirs
+
+
+def onnx_pair(name, batch, dev, tdev):
+    """(singa closure, torch closure) of an inference of the zoo's `name`
+    (examples/onnx/zoo_models.py, full size, random weights): its ONNX export
+    run by sonnx on dev (the plan built by a first run), against the same
+    torch module on tdev without gradients; inputs and outputs stay on the
+    GPU. singa's is an exception where it raised, as in model_pair."""
+    from singa import sonnx
+    feeds = zm.sample_feeds(name, batch, "full")
+    try:
+        rep = sonnx.prepare(zm.export(name, zm.NEWEST_OPSET, "full"), device=dev)
+        inputs = [tensor.from_numpy(v, dev) for v in feeds.values()]
+        rep.run(inputs)
+        ours = lambda: rep.run(inputs)  # noqa: E731
+    except Exception as e:
+        e.__traceback__ = None
+        ours = e
+    module = zm.build(name, "full").to(tdev)
+    args = [torch.from_numpy(v).to(tdev) for v in feeds.values()]
+
+    def theirs():
+        with torch.no_grad():
+            return module(*args)
+
     return ours, theirs
 
 
@@ -232,6 +264,10 @@ def main():
                       lambda: model_pair("mobilenetv2", 64, 224, dev, "cuda"), 3))
     cases += [(f"ResNet-18 inference (batch {b}, 3x224x224, eval, no grad), graph mode",
                lambda b=b: model_pair("resnet18", b, 224, dev, "cuda", train=False), calls)
+              for b, calls in ((1, 20), (32, 5))]
+    cases += [(f"{label} ONNX inference (batch {b}), sonnx on the GPU",
+               lambda n=n, b=b: onnx_pair(n, b, dev, "cuda"), calls)
+              for n, label in (("resnet18", "ResNet-18 224x224"), ("bert", "BERT-base seq 128"))
               for b, calls in ((1, 20), (32, 5))]
 
     def case(name, make, calls):

@@ -70,7 +70,7 @@ def _device(device):
     if kind == "CPU":
         return Device.cpu()
     if kind == "CUDA":
-        return Device.cuda(int(index or 0))  # raises NotImplementedError in this build
+        return Device.cuda(int(index or 0))  # NotImplementedError without CUDA or a GPU
     raise ValueError(f"sonnx: unknown device {device!r} (expected 'CPU' or 'CUDA[:i]')")
 
 

@@ -281,9 +281,12 @@ Plan::Plan(const Graph& g, ValueList values, int end, const std::vector<int>& re
 
 std::span<const Pass> PlanPasses() {
   static constexpr Pass kPasses[] = {
-      {"fold_constants", FoldConstants},        {"fold_batch_norm", FoldBatchNorm},
-      {"fuse_conv_epilogue", FuseConvEpilogue}, {"fuse_gemm_activation", FuseGemmActivation},
-      {"choose_layouts", ChooseLayouts},        {"plan_releases", PlanValueReleases},
+      {"fold_constants", FoldConstants},
+      {"fold_batch_norm", FoldBatchNorm},
+      {"fuse_conv_epilogue", FuseConvEpilogue, true},
+      {"fuse_gemm_activation", FuseGemmActivation, true},
+      {"choose_layouts", ChooseLayouts, true},
+      {"plan_releases", PlanValueReleases},
   };
   return kPasses;
 }
@@ -294,7 +297,8 @@ void Plan::Rewrite(const Graph& g, int end, const ValueList& values, const std::
   graph_->nodes.clear();
   PassCtx ctx{g, *graph_, {}, values, specs, folded, result_slots, deps_};
   ctx.nodes.assign(g.nodes.begin(), g.nodes.begin() + end);
-  for (const Pass& pass : PlanPasses()) pass.run(ctx);
+  for (const Pass& pass : PlanPasses())
+    if (!pass.cpu_only || g.device.type == DeviceType::kCpu) pass.run(ctx);
 }
 
 void Plan::Capture(const TensorList& inputs, SharedArena& arena) {

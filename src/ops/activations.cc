@@ -304,6 +304,25 @@ void Clip11Ref(KernelCtx& k, const NoAttrs&) {
 void Clip11Fast(KernelCtx& k, const NoAttrs&) {
   ClipRun(k, Bound(k, 1), Bound(k, 2), nullptr, true);
 }
+#if SINGA_CUDA
+// y = min(max(x, lo), hi) in two broadcasting passes; an undefined bound is
+// none.
+void ClipCuda(const KernelCtx& k, const Tensor& lo, const Tensor& hi) {
+  const Tensor &x = k.input(0), &y = k.output(0);
+  if (!lo.defined() && !hi.defined()) return cuda::Copy(x, y);
+  if (lo.defined()) cuda::BinaryOp(cuda::Binary::kMax, x, lo, y);
+  if (hi.defined()) cuda::BinaryOp(cuda::Binary::kMin, lo.defined() ? y : x, hi, y);
+}
+void Clip6Cuda(KernelCtx& k, const Clip6Attrs& a) {
+  const DType dt = k.input(0).dtype();
+  const Device dev = k.input(0).device();
+  ClipCuda(k, Tensor::Full({}, a.min, dt, dev), Tensor::Full({}, a.max, dt, dev));
+}
+void Clip11Cuda(KernelCtx& k, const NoAttrs&) {
+  ClipCuda(k, k.has_input(1) ? k.input(1) : Tensor(), k.has_input(2) ? k.input(2) : Tensor());
+}
+#endif
+
 SpecList Clip11Infer(const InferCtx& c, const NoAttrs&) {
   for (int i : {1, 2})
     SINGA_CHECK(!c.has_input(i) || c.input(i).numel() == 1, ShapeError,
@@ -645,7 +664,7 @@ SINGA_REGISTER_OP(Clip, Clip6Attrs)
     .attr("max", &Clip6Attrs::max)
     .dtypes(dtypes::kFloats)
     .infer(SameAsInput(0))
-    .kernel(Clip6Fast)
+    .kernel(Clip6Fast) SINGA_CUDA_KERNEL(Clip6Cuda, ops::kCudaMath)
     .reference(Clip6Ref)
     .backward(Clip6Backward)
     .upgrade([](ExportCtx& c, const Clip6Attrs& a) {  // 11: min and max inputs
@@ -661,7 +680,7 @@ SINGA_REGISTER_OP(Clip, NoAttrs)
     .outputs({"output"})
     .dtypes(dtypes::kNumeric, {0, 1, 2})
     .infer(Clip11Infer)
-    .kernel(Clip11Fast)
+    .kernel(Clip11Fast) SINGA_CUDA_KERNEL(Clip11Cuda, ops::kCudaMath)
     .reference(Clip11Ref)
     .backward(Clip11Backward);
 

@@ -164,6 +164,25 @@ void Forward(KernelCtx& k, const LayerNormAttrs& a) {
   if (k.num_outputs() > 2) k.outputs[2].CopyFrom(inv_std.Reshape(k.output(2).shape()));
 }
 
+#if SINGA_CUDA
+// float32 X with float32 statistics: rows normalized by one kernel, then
+// Scale and B applied by broadcasting passes.
+void ForwardCuda(KernelCtx& k, const LayerNormAttrs& a) {
+  const Tensor &x = k.input(0), &y = k.output(0);
+  const int64_t axis = NormalizeAxis(a.axis, x.ndim(), "LayerNormalization");
+  int64_t rows = 1;
+  for (int64_t d = 0; d < axis; ++d) rows *= x.dim(d);
+  auto stat = [&](int o) {
+    return k.num_outputs() > o && k.outputs[o].defined()
+               ? k.outputs[o]
+               : Tensor({rows}, DType::kFloat32, x.device());
+  };
+  cuda::RowNormalize(x, y, stat(1), stat(2), axis, a.epsilon);
+  cuda::BinaryOp(cuda::Binary::kMul, y, k.input(1), y);
+  if (k.has_input(2)) cuda::BinaryOp(cuda::Binary::kAdd, y, k.input(2), y);
+}
+#endif
+
 // ---- backward ---------------------------------------------------------------
 // LayerNormGrad (domain ai.singa): (dY, X, Scale, dMean?, dInvStdDev?) ->
 // (dX, dY * x_hat). Per row, with g = dY * Scale, n its length and
@@ -290,6 +309,10 @@ SINGA_REGISTER_OP(LayerNormalization, LayerNormAttrs)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(Infer)
     .kernel(Forward<true>)
+        SINGA_CUDA_KERNEL(ForwardCuda, {DType::kFloat32},
+                          [](const InferCtx&, const LayerNormAttrs& a) {
+                            return a.stash_type == static_cast<int64_t>(DType::kFloat32);
+                          })
     .reference(Forward<false>)
     .backward(Backward);
 

@@ -61,6 +61,11 @@ SINGA_REGISTER_OP(Not, NoAttrs)
     .outputs({"Y"})
     .dtypes(kBool)
     .infer(SameAsInput(0))
-    .kernel(NotForward);
+    .kernel(NotForward) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const NoAttrs&) {  // x xor true
+          cuda::BinaryOp(cuda::Binary::kXor, k.input(0),
+                         Tensor::Full({}, 1, DType::kBool, k.input(0).device()), k.output(0));
+        },
+        kBool);
 
 }  // namespace singa

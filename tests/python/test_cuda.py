@@ -103,3 +103,49 @@ def test_model_trains_with_the_cpus_losses(graph, net, shape):
     cpu, gpu = losses(device.get_default_device()), losses(device.create_cuda_gpu())
     np.testing.assert_allclose(gpu, cpu, rtol=1e-4)
     assert gpu[-1] < gpu[0]
+
+
+def _onnx_cnn():
+    """A small ONNX model as exporters write it: Conv, BatchNormalization,
+    Clip (ReLU6), MaxPool, GlobalAveragePool, Flatten, LayerNormalization,
+    Gemm, Softmax."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(3)
+
+    def init(name, *shape, scale=0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32),
+                                       name)
+
+    var = numpy_helper.from_array(rng.uniform(0.5, 1.5, 4).astype(np.float32), "var")
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "var"], ["n"]),
+        helper.make_node("Clip", ["n", "lo", "hi"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["p"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"]),
+        helper.make_node("LayerNormalization", ["f", "ls", "lb"], ["l"]),
+        helper.make_node("Gemm", ["l", "fw", "fb"], ["z"], transB=1),
+        helper.make_node("Softmax", ["z"], ["y"], axis=-1),
+    ]
+    inits = [init("w", 4, 3, 3, 3), init("b", 4), init("s", 4), init("bb", 4), init("m", 4),
+             var, numpy_helper.from_array(np.float32(0), "lo"),
+             numpy_helper.from_array(np.float32(6), "hi"), init("ls", 4), init("lb", 4),
+             init("fw", 5, 4), init("fb", 5)]
+    graph = helper.make_graph(
+        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_onnx_model_runs_on_the_gpu_as_on_the_cpu():
+    from singa import sonnx
+
+    model = _onnx_cnn()
+    x = np.random.default_rng(4).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    want = sonnx.prepare(model, device="CPU").run([x])[0]
+    rep = sonnx.prepare(model, device="CUDA")
+    for _ in range(3):  # the plan's build, then its replays
+        np.testing.assert_allclose(tensor.to_numpy(rep.run([x])[0]), tensor.to_numpy(want),
+                                   rtol=1e-4, atol=1e-6)

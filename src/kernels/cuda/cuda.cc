@@ -380,6 +380,15 @@ void NllLoss(const Tensor& log_prob, const Tensor& target, const Tensor& weight,
   }
 }
 
+void RowNormalize(const Tensor& x_in, const Tensor& y, const Tensor& mean, const Tensor& inv_std,
+                  int64_t axis, float epsilon) {
+  const Tensor x = x_in.Contiguous();
+  kernels::RowNormalize(static_cast<const float*>(x.raw_data()), static_cast<float*>(y.raw_data()),
+                        static_cast<float*>(mean.raw_data()),
+                        static_cast<float*>(inv_std.raw_data()), Span(x, 0, axis),
+                        Span(x, axis, x.ndim()), epsilon, StreamOf(y));
+}
+
 void SgdUpdate(int device, DType dtype, void* p, const void* g, void* buf, int64_t n, double lr,
                double wd, double momentum, double damp, bool first, bool nesterov) {
   Select(device);

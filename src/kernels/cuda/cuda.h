@@ -73,6 +73,12 @@ void OneHot(const Tensor& indices, const Tensor& values, const Tensor& y, int64_
 void NllLoss(const Tensor& log_prob, const Tensor& target, const Tensor& weight, const Tensor& loss,
              std::optional<int64_t> ignore, const std::string& reduction);
 
+// float32 x's rows (its dims from `axis` on) normalized to zero mean and
+// unit variance into y (dense); mean and inv_std = 1 / sqrt(var + epsilon)
+// into dense float32 tensors of one element per row.
+void RowNormalize(const Tensor& x, const Tensor& y, const Tensor& mean, const Tensor& inv_std,
+                  int64_t axis, float epsilon);
+
 // ---- cuDNN (src/kernels/cuda/cudnn.cc) ------------------------------------
 // Dense NCHW tensors (views are made dense) with 1 to 3 spatial dimensions,
 // float32, float64 or float16; `Window` is the geometry per spatial dimension.

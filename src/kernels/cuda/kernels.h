@@ -76,6 +76,12 @@ void NllPick(const void* log_prob, int dtype, const void* target, int target_dty
              const void* weight, bool has_ignore, int64_t ignore, void* loss, void* coef, int64_t n,
              int64_t c, int64_t d, void* stream);
 
+// Each row of a dense float32 [rows, n] normalized to zero mean and unit
+// variance: y = (x - mean) * inv_std, inv_std = 1 / sqrt(var + epsilon),
+// both [rows].
+void RowNormalize(const float* x, float* y, float* mean, float* inv_std, int64_t rows, int64_t n,
+                  float epsilon, void* stream);
+
 // Optimizer updates of n elements in place (float32 or float64), as
 // singa::opt's CPU loops compute them.
 void SgdUpdate(int dtype, void* p, const void* g, void* buf, int64_t n, double lr, double wd,

@@ -49,6 +49,9 @@ using PassFn = void (*)(PassCtx&);
 struct Pass {
   std::string_view name;
   PassFn run;
+  // It rewrites into ops that only the CPU runs fast (oneDNN's fused
+  // convolutions and its blocked layouts): a plan on a GPU skips it.
+  bool cpu_only = false;
 };
 // The plan's passes, in the order they run (src/onnx/plan.cc).
 std::span<const Pass> PlanPasses();
