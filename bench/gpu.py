@@ -24,6 +24,7 @@ time alone where torch ran; cases left when --budget seconds have passed
 Progress (each case as it starts) goes to stderr.
 
     python bench/gpu.py [--out bench.md] [--rounds 5] [--cases resnet,mlp] [--budget 240]
+                        [--profile]
 """
 from __future__ import annotations
 
@@ -162,6 +163,27 @@ def first_line(e, width=80):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
+def profile(name, fn, sync, calls):
+    """The CUDA kernels and host calls of `calls` runs of fn, by GPU time."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+    sync()
+    with torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        sync()
+        wall = (time.perf_counter() - t0) / calls
+    events = [e for e in prof.key_averages() if e.device_type.name == "CUDA"]
+    busy = sum(e.self_device_time_total for e in events) / calls / 1e3
+    print(f"profile of singa's side of {name}: {wall * 1e3:.3f} ms a call, GPU busy "
+          f"{busy:.3f} ms", file=sys.stderr)
+    for e in sorted(events, key=lambda e: -e.self_device_time_total)[:12]:
+        print(f"  {e.self_device_time_total / calls / 1e3:8.3f} ms {e.count // calls:4d}x "
+              f"{e.key[:100]}", file=sys.stderr)
+    sys.stderr.flush()
+
+
 class Stopped(Exception):
     """SIGTERM (tools/gpu/check.sh's timeout): the cases left are skipped."""
 
@@ -174,6 +196,9 @@ def main():
                    "(case-insensitive; default: all)")
     p.add_argument("--budget", type=float, default=240,
                    help="seconds after which the cases left are skipped")
+    p.add_argument("--profile", action="store_true",
+                   help="after each case, print the CUDA kernels of singa's side by time "
+                        "(torch's profiler sees every kernel of the process) to stderr")
     args = p.parse_args()
     torch.backends.cudnn.allow_tf32 = False  # singa computes float32 without TF32
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -287,6 +312,11 @@ def main():
                 raise ours
             s, t = compare(ours, theirs, sync, args.rounds, calls)
             rows.append((name, s, t, None))
+            if args.profile:
+                try:
+                    profile(name, ours, sync, calls)
+                except Exception as e:  # a diagnostic: the figures stand
+                    print(f"profile of {name} failed: {first_line(e)}", file=sys.stderr)
         except Exception as e:
             t = None
             if theirs is not None and not stopped:

@@ -273,6 +273,29 @@ void Forward(KernelCtx& k, const ConvTransposeAttrs& a) {
   });
 }
 
+#if SINGA_CUDA
+// cuDNN's convolution backward data, as Forward's ConvGradData on the CPU;
+// the bias a broadcasting pass.
+void ForwardCuda(KernelCtx& k, const ConvTransposeAttrs& a) {
+  const Tensor& y = k.output(0);
+  const Geometry g = KernelGeometry(k, a);
+  cuda::ConvBackwardData(k.input(0), k.input(1), y,
+                         {g.kernel, g.stride, g.dilation, g.pad_begin, g.pad_end}, a.group);
+  if (!k.has_input(2)) return;
+  Shape bias(y.ndim() - 1, 1);
+  bias[0] = y.dim(1);
+  cuda::BinaryOp(cuda::Binary::kAdd, y, k.input(2).Reshape(bias), y);
+}
+// What ForwardCuda computes: no negative pads, an output_padding below the
+// stride, no empty tensor.
+bool CudaTakes(const InferCtx& c, const ConvTransposeAttrs& a) {
+  if (c.input(0).numel() == 0 || c.input(1).numel() == 0) return false;
+  const Geometry g = Resolve(c, a);
+  return !g.negative_pads() && g.conv_fits() && NumElements(g.y) > 0;
+}
+const std::vector<DType> kCudnnTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+#endif
+
 // dY with the pads applied as Conv's input would see them (negative ones crop).
 Tensor PaddedGrad(const Tensor& dy, const Geometry& g) {
   std::vector<int64_t> p(2 * (g.nd + 2), 0);
@@ -344,7 +367,7 @@ SINGA_REGISTER_OP(ConvTranspose, ConvTransposeAttrs)
     .attr("strides", &ConvTransposeAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(Infer)
-    .kernel(Forward)
+    .kernel(Forward) SINGA_CUDA_KERNEL(ForwardCuda, kCudnnTypes, CudaTakes)
     .reference(Reference)
     .backward(Backward)
     // Each input element is scattered to M/group x kernel outputs (W is [C, M/group, k...]).

@@ -122,39 +122,57 @@ Tensor PadValue(const KernelCtx& k) {
   return z;
 }
 
+// Constant mode: y, filled with the value, gets the part of x that survives
+// (negative pads crop) in its place. kCopy: cpu::ConvertCopy or cuda::Copy.
+template <auto kCopy>
+void PadConstant(const Tensor& x, const Tensor& y, const Pads& p, const Tensor& value) {
+  if (y.numel() == 0) return;
+  kCopy(value, y);
+  Tensor src = x, dst = y;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    const int64_t lo = std::max<int64_t>(0, -p.begin[d]);
+    const int64_t hi = x.shape()[d] - std::max<int64_t>(0, -p.end[d]);
+    if (hi <= lo) return;  // nothing of x is left
+    src = src.Slice(d, lo, hi);
+    const int64_t at = std::max<int64_t>(0, p.begin[d]);
+    dst = dst.Slice(d, at, at + (hi - lo));
+  }
+  kCopy(src, dst);
+}
+
 void PadInto(const Tensor& x, const Tensor& y, const std::string& mode, const Pads& p,
              const Tensor& value) {
+  if (mode == "constant") return PadConstant<cpu::ConvertCopy>(x, y, p, value);
   if (y.numel() == 0) return;
-  const int64_t rank = x.ndim();
-  if (mode == "constant") {
-    cpu::ConvertCopy(value, y);
-    // Copy the part of x that survives (negative pads crop) into its place.
-    Tensor src = x, dst = y;
-    for (int64_t d = 0; d < rank; ++d) {
-      const int64_t lo = std::max<int64_t>(0, -p.begin[d]);
-      const int64_t hi = x.shape()[d] - std::max<int64_t>(0, -p.end[d]);
-      if (hi <= lo) return;  // nothing of x is left
-      src = src.Slice(d, lo, hi);
-      const int64_t at = std::max<int64_t>(0, p.begin[d]);
-      dst = dst.Slice(d, at, at + (hi - lo));
-    }
-    cpu::ConvertCopy(src, dst);
-    return;
-  }
   ops::GatherAxes(x, y, SourceMaps(mode, x.shape(), y.shape(), p), "Pad");
 }
 
-void Forward(KernelCtx& k, const PadAttrs& a) {
-  const Tensor& x = k.input(0);
-  const int64_t rank = x.ndim();
+// The pads of a kernel call (inputs pads and axes).
+Pads KernelPads(const KernelCtx& k) {
+  const int64_t rank = k.input(0).ndim();
   std::vector<int64_t> axes = AllAxes(rank);
   if (k.has_input(3)) {
     axes = k.input(3).ToVector<int64_t>();
     for (int64_t& d : axes)
       if (d < 0) d += rank;
   }
-  PadInto(x, k.output(0), a.mode, Expand(rank, k.input(1).ToVector<int64_t>(), axes), PadValue(k));
+  return Expand(rank, k.input(1).ToVector<int64_t>(), axes);
 }
+
+void Forward(KernelCtx& k, const PadAttrs& a) {
+  PadInto(k.input(0), k.output(0), a.mode, KernelPads(k), PadValue(k));
+}
+
+#if SINGA_CUDA
+// Constant mode on the GPU: constant_value (or a zero) broadcast by cuda::Copy.
+void ForwardCuda(KernelCtx& k, const PadAttrs&) {
+  const Tensor& x = k.input(0);
+  PadConstant<cuda::Copy>(
+      x, k.output(0), KernelPads(k),
+      k.has_input(2) ? k.input(2).Reshape({}) : Tensor::Zeros({}, x.dtype(), x.device()));
+}
+bool CudaTakes(const InferCtx&, const PadAttrs& a) { return a.mode == "constant"; }
+#endif
 
 // Input axes and pads of a call (the saved inputs of a recorded one).
 Pads CallPads(const Tensor& x, const Tensor& pads, const Tensor* axes_input) {
@@ -247,7 +265,7 @@ SINGA_REGISTER_OP(Pad, Pad2Attrs)
           .infer(v >= 19   ? Infer<19>
                  : v >= 18 ? Infer<18>
                            : Infer<11>)
-          .kernel(Forward)
+          .kernel(Forward) SINGA_CUDA_KERNEL(ForwardCuda, ops::kCudaCopy, CudaTakes)
           .backward(Backward);
       if (v >= 18)
         b.inputs({"data", "pads", "constant_value?", "axes?"})

@@ -34,6 +34,21 @@ void Forward(KernelCtx& k, const NoAttrs&) {
 
 // The input's gradient sums the output's gradient over the copies: seen as
 // [r0, s0, r1, s1, ...] it is a ReduceSum over the r axes.
+#if SINGA_CUDA
+// One broadcasting copy: y seen as [r0, d0, r1, d1, ...], x as [1, d0, 1,
+// d1, ...] (so x's rank is at most half the kernels' rank limit).
+void ForwardCuda(KernelCtx& k, const NoAttrs&) {
+  const Tensor &x = k.input(0), &y = k.output(0);
+  if (y.numel() == 0) return;
+  Shape split, ones;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    split.insert(split.end(), {y.dim(d) / x.dim(d), x.dim(d)});
+    ones.insert(ones.end(), {1, x.dim(d)});
+  }
+  cuda::Copy(x.Reshape(ones).BroadcastTo(split), y.Reshape(split));
+}
+#endif
+
 TensorList Backward(const GradCtx& g, const NoAttrs&) {
   const Tensor& x = g.input(0);
   const std::vector<int64_t> repeats = g.input(1).ToVector<int64_t>();
@@ -61,7 +76,9 @@ SINGA_REGISTER_OP(Tile, NoAttrs)
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
-    .kernel(Forward)
+    .kernel(Forward) SINGA_CUDA_KERNEL(
+        ForwardCuda, ops::kCudaCopy,
+        [](const InferCtx& c, const NoAttrs&) { return 2 * c.rank(0) <= cuda::kernels::kMaxRank; })
     .backward(Backward);
 
 }  // namespace singa

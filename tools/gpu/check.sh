@@ -80,8 +80,9 @@ step "cpp tests: $passed passed; failed: ${failed:-none}"
 # The benchmark, alone on the GPU.
 if [ -f "$G"/ext/_singa*.so ]; then
   b=$(limit 300)  # the bench skips the cases left after its --budget
+  # shellcheck disable=SC2086  # SINGA_GPU_BENCH_ARGS: more options (--profile, say)
   timeout "$b" python3 bench/gpu.py --budget $((b > 40 ? b - 30 : 10)) --out "$OUT/bench.md" \
-    > "$OUT/bench.log" 2>&1
+    ${SINGA_GPU_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   step "gpu bench: rc=$? $(tail -3 "$OUT/bench.log" | tr '\n' ' ')"
 fi
 data="$G/digits.csv.gz"
