@@ -183,6 +183,12 @@ FieldData FieldOf(const onnx::TensorProto& p, DType dt, int64_t n) {
 
 Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, Device device,
                        const std::string& what) {
+  // Decoded in host memory; then numeric and bool tensors move to a GPU
+  // (strings, float8 and 4-bit types stay on the host).
+  if (device.type != DeviceType::kCpu) {
+    Tensor t = TensorFromProto(p, base_dir, Device::Cpu(), what);
+    return IsNumeric(t.dtype()) || t.dtype() == DType::kBool ? t.ToDevice(device) : t;
+  }
   const int code = p.data_type();
   SINGA_CHECK(code > 0 && code < kNumDTypes, UnsupportedOp,
               what << ": tensor data type " << code << " is not supported");

@@ -453,7 +453,8 @@ TensorList ClipGrads(const GradCtx& g, const Tensor& lo, const Tensor& hi, bool 
   const Tensor raised = Where(below, lo, x);
   const Tensor above = Greater(raised, hi);
   TensorList d(g.num_inputs());
-  if (g.needs_grad(0)) d[0] = Masked(And(Not(below), Not(above)), dy);
+  if (g.needs_grad(0))  // dy where neither: four elementwise passes with the Where above
+    d[0] = Where(Call1("Or", {below, above}), Scalar(0, dy), dy);
   if (want_lo) d[1] = ops::SumToShape(Masked(And(below, Not(above)), dy), g.input(1).shape());
   if (want_hi) d[2] = ops::SumToShape(Masked(above, dy), g.input(2).shape());
   return d;

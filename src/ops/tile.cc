@@ -76,9 +76,10 @@ SINGA_REGISTER_OP(Tile, NoAttrs)
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt64}, {1})
     .infer(Infer)
-    .kernel(Forward) SINGA_CUDA_KERNEL(
-        ForwardCuda, ops::kCudaCopy,
-        [](const InferCtx& c, const NoAttrs&) { return 2 * c.rank(0) <= cuda::kernels::kMaxRank; })
+    .kernel(Forward) SINGA_CUDA_KERNEL(ForwardCuda, ops::kCudaCopy,
+                                       [](const InferCtx& c, const NoAttrs&) {
+                                         return 2 * c.rank(0) <= cuda::kernels::kMaxRank;
+                                       })
     .backward(Backward);
 
 }  // namespace singa

@@ -593,6 +593,53 @@ __global__ void ReduceKernel(const T* x, Index xi, Strides xs, Index red, T* y, 
   }
 }
 
+// A dense x seen as [outer, r, inner], reduced over r. Blocks of 32 x 8
+// threads: x along inner (coalesced reads), y splitting r; the 8 partial
+// sums meet in shared memory.
+template <class T>
+__global__ void ReduceMiddleKernel(const T* x, T* y, int64_t outer, int64_t r, int64_t inner,
+                                   bool mean) {
+  using A = typename Acc<T>::type;
+  __shared__ A part[8][33];
+  const int64_t col = blockIdx.x * 32 + threadIdx.x;
+  for (int64_t o = blockIdx.y; o < outer; o += gridDim.y) {
+    A acc = 0;
+    if (col < inner)
+      for (int64_t k = threadIdx.y; k < r; k += 8)
+        acc += static_cast<A>(x[(o * r + k) * inner + col]);
+    part[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && col < inner) {
+      A sum = 0;
+      for (int j = 0; j < 8; ++j) sum += part[j][threadIdx.x];
+      if (mean) sum = sum / static_cast<A>(r);
+      y[o * inner + col] = Convert<T>(sum);
+    }
+    __syncthreads();
+  }
+}
+
+// A dense x seen as [rows, r], each row summed by a block.
+template <class T>
+__global__ void ReduceRowsKernel(const T* x, T* y, int64_t rows, int64_t r, bool mean) {
+  using A = typename Acc<T>::type;
+  __shared__ A part[kThreads / 32];
+  for (int64_t o = blockIdx.x; o < rows; o += gridDim.x) {
+    A acc = 0;
+    for (int64_t k = threadIdx.x; k < r; k += blockDim.x) acc += static_cast<A>(x[o * r + k]);
+    for (int m = 16; m > 0; m >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, m);
+    if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      A sum = 0;
+      for (int j = 0; j < kThreads / 32; ++j) sum += part[j];
+      if (mean) sum = sum / static_cast<A>(r);
+      y[o] = Convert<T>(sum);
+    }
+    __syncthreads();
+  }
+}
+
 }  // namespace
 
 bool CopyDType(int dtype) {
@@ -774,6 +821,15 @@ void Softmax(const void* x, void* y, int dtype, int64_t outer, int64_t n, int64_
   Check(cudaGetLastError(), "softmax kernel");
 }
 
+namespace {
+// Whether x's dimensions [from, to) all have size 1.
+bool AllOnes(const View& x, int from, int to) {
+  for (int d = from; d < to; ++d)
+    if (x.shape[d] != 1) return false;
+  return true;
+}
+}  // namespace
+
 void ReduceSum(const View& x, const View& y, const bool* reduced, bool mean, void* stream) {
   const int64_t n = Numel(y);
   if (n == 0) return;
@@ -783,6 +839,40 @@ void ReduceSum(const View& x, const View& y, const bool* reduced, bool mean, voi
   for (int d = 0; d < x.rank; ++d) {
     red.shape[d] = reduced[d] ? x.shape[d] : 1;
     count *= red.shape[d];
+  }
+  // A dense x reduced over one run of dimensions [lo, hi] (dimensions of
+  // size 1 aside) is [outer, r, inner]: the kernels that split the work over
+  // many threads per output. Others walk each output's elements in a thread.
+  int lo = -1, hi = -1;
+  bool run = x.dense && y.dense;
+  for (int d = 0; d < x.rank; ++d) {
+    if (x.shape[d] == 1) continue;
+    if (reduced[d]) {
+      if (lo < 0)
+        lo = d;
+      else if (hi != d - 1 && !AllOnes(x, hi + 1, d))
+        run = false;
+      hi = d;
+    }
+  }
+  if (run && lo >= 0) {
+    int64_t outer = 1, r = 1, inner = 1;
+    for (int d = 0; d < x.rank; ++d) (d < lo ? outer : d <= hi ? r : inner) *= x.shape[d];
+    VisitFloat(y.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* px = static_cast<const T*>(x.data);
+      T* py = static_cast<T*>(y.data);
+      if (inner == 1) {
+        const auto blocks = static_cast<unsigned>(outer < (1 << 20) ? outer : (1 << 20));
+        ReduceRowsKernel<T><<<blocks, kThreads, 0, s>>>(px, py, outer, r, mean);
+      } else {
+        const dim3 grid(static_cast<unsigned>((inner + 31) / 32),
+                        static_cast<unsigned>(outer < 65535 ? outer : 65535));
+        ReduceMiddleKernel<T><<<grid, dim3(32, 8), 0, s>>>(px, py, outer, r, inner, mean);
+      }
+    });
+    Check(cudaGetLastError(), "reduce kernel");
+    return;
   }
   VisitFloat(y.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
