@@ -305,10 +305,11 @@ void Clip11Fast(KernelCtx& k, const NoAttrs&) {
   ClipRun(k, Bound(k, 1), Bound(k, 2), nullptr, true);
 }
 #if SINGA_CUDA
-// y = min(max(x, lo), hi) in two broadcasting passes; an undefined bound is
-// none.
+// y = min(max(x, lo), hi): one pass for floats, two broadcasting ones for
+// integers; an undefined bound is none.
 void ClipCuda(const KernelCtx& k, const Tensor& lo, const Tensor& hi) {
   const Tensor &x = k.input(0), &y = k.output(0);
+  if (IsFloat(x.dtype())) return cuda::Clip(x, lo, hi, y);
   if (!lo.defined() && !hi.defined()) return cuda::Copy(x, y);
   if (lo.defined()) cuda::BinaryOp(cuda::Binary::kMax, x, lo, y);
   if (hi.defined()) cuda::BinaryOp(cuda::Binary::kMin, lo.defined() ? y : x, hi, y);
@@ -444,21 +445,42 @@ TensorList GeluBackward(const GradCtx& g, const GeluAttrs& a) {
   return {Mul(g.grad_output(0), d)};
 }
 
-// Clip: X passes where lo <= x <= hi; the bounds get the rest (lo where x < lo
-// unless lo > hi, hi where max(x, lo) > hi).
+// Clip: X passes where lo <= x <= hi (ClipGrad); the bounds get the rest (lo
+// where x < lo unless lo > hi, hi where max(x, lo) > hi).
 TensorList ClipGrads(const GradCtx& g, const Tensor& lo, const Tensor& hi, bool want_lo,
                      bool want_hi) {
   const Tensor &x = g.input(0), &dy = g.grad_output(0);
+  TensorList d(g.num_inputs());
+  static const OpSchema& grad = OpRegistry::Get("ClipGrad", kLatestOpset, "ai.singa");
+  if (g.needs_grad(0)) d[0] = RunOp(grad, TensorList{dy, x, lo, hi}, NoAttrs{})[0];
+  if (!want_lo && !want_hi) return d;
   const Tensor below = Less(x, lo);
   const Tensor raised = Where(below, lo, x);
   const Tensor above = Greater(raised, hi);
-  TensorList d(g.num_inputs());
-  if (g.needs_grad(0))  // dy where neither: four elementwise passes with the Where above
-    d[0] = Where(Call1("Or", {below, above}), Scalar(0, dy), dy);
   if (want_lo) d[1] = ops::SumToShape(Masked(And(below, Not(above)), dy), g.input(1).shape());
   if (want_hi) d[2] = ops::SumToShape(Masked(above, dy), g.input(2).shape());
   return d;
 }
+// ClipGrad (domain ai.singa): (dY, X, min, max) -> dX = dY where Clip passed
+// X unchanged (neither x < min nor max(x, min) > max), else 0.
+void ClipGradForward(KernelCtx& k, const NoAttrs&) {
+  VisitNumeric(k.input(1).dtype(), [&]<class T>(Tag<T>) {
+    using A = Acc<T>;
+    const A lo = k.input(2).Item<A>(), hi = k.input(3).Item<A>();
+    const Tensor dy = k.input(0).Contiguous(), x = k.input(1).Contiguous();
+    const T* pdy = dy.data<T>();
+    const T* px = x.data<T>();
+    T* pdx = k.output(0).data<T>();
+    ParallelFor(0, x.numel(), cpu::kElementwiseGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const A v = static_cast<A>(px[i]);
+        const bool below = v < lo;
+        pdx[i] = below || (below ? lo : v) > hi ? T(0) : pdy[i];
+      }
+    });
+  });
+}
+
 TensorList Clip6Backward(const GradCtx& g, const Clip6Attrs& a) {
   const Tensor& x = g.input(0);
   return ClipGrads(g, Scalar(a.min, x), Scalar(a.max, x), false, false);
@@ -684,5 +706,18 @@ SINGA_REGISTER_OP(Clip, NoAttrs)
     .kernel(Clip11Fast) SINGA_CUDA_KERNEL(Clip11Cuda, ops::kCudaMath)
     .reference(Clip11Ref)
     .backward(Clip11Backward);
+
+// The internal op of Clip's backward.
+SINGA_REGISTER_OP(ClipGrad, NoAttrs)
+    .domain("ai.singa")
+    .inputs({"dY", "X", "min", "max"})
+    .outputs({"dX"})
+    .dtypes(dtypes::kNumeric, {0, 1, 2, 3})
+    .infer(SameAsInput(1))
+    .kernel(ClipGradForward) SINGA_CUDA_KERNEL(
+        [](KernelCtx& k, const NoAttrs&) {
+          cuda::ClipGrad(k.input(0), k.input(1), k.input(2), k.input(3), k.output(0));
+        },
+        ops::kCudaFloats);
 
 }  // namespace singa

@@ -252,6 +252,32 @@ void BinaryOp(Binary op, const Tensor& a, const Tensor& b, const Tensor& c) {
                     StreamOf(c));
 }
 
+namespace {
+// A bound of Clip as the kernels read it: one element of `dtype` on t's GPU.
+Tensor Bound(const Tensor& b, const Tensor& t) {
+  if (!b.defined()) return b;
+  Tensor d = b.Reshape({}).Contiguous();
+  if (d.dtype() == t.dtype() && d.device() == t.device()) return d;
+  Tensor c({}, t.dtype(), t.device());
+  Copy(d, c);
+  return c;
+}
+const void* DataOf(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr; }
+}  // namespace
+
+void Clip(const Tensor& x_in, const Tensor& lo, const Tensor& hi, const Tensor& y) {
+  const Tensor x = x_in.Contiguous(), l = Bound(lo, x), h = Bound(hi, x);
+  kernels::Clip(x.raw_data(), DataOf(l), DataOf(h), y.raw_data(), static_cast<int>(x.dtype()),
+                y.numel(), StreamOf(y));
+}
+
+void ClipGrad(const Tensor& dy_in, const Tensor& x_in, const Tensor& lo, const Tensor& hi,
+              const Tensor& dx) {
+  const Tensor dy = dy_in.Contiguous(), x = x_in.Contiguous(), l = Bound(lo, x), h = Bound(hi, x);
+  kernels::ClipGrad(dy.raw_data(), x.raw_data(), DataOf(l), DataOf(h), dx.raw_data(),
+                    static_cast<int>(x.dtype()), dx.numel(), StreamOf(dx));
+}
+
 void Where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& c) {
   kernels::WhereOp(ViewOf(cond, c.shape()), ViewOf(a, c.shape()), ViewOf(b, c.shape()),
                    ViewOf(c, c.shape()), StreamOf(c));
@@ -312,6 +338,14 @@ void MatMul(const Tensor& a, const Tensor& b, const Tensor& c) {
     stride = rows * cols;
     return Matrix{t.BroadcastTo(full).Contiguous(), false};
   };
+  // One matrix b under a dense batch of a (a Linear layer over [batch, seq,
+  // features]): one product of [count * m, k] rows instead of a batch with a
+  // repeated operand, which cuBLAS runs with slower kernels.
+  if (NumElements(bbatch) == 1 && a2.is_contiguous() && abatch == batch) {
+    const Matrix bd = MatrixOf(b2.Reshape({k, n}), false);
+    BatchedGemm(a2, bd.t, c, 1, count * m, n, k, false, bd.trans, 0, 0, 1.0f, 0.0f);
+    return;
+  }
   int64_t sa = 0, sb = 0;
   const Matrix ad = operand(a2, abatch, m, k, sa);
   const Matrix bd = operand(b2, bbatch, k, n, sb);

@@ -45,6 +45,11 @@ void Fill(const Tensor& dst, double value);
 void UnaryOp(Unary op, const Tensor& x, const Tensor& y, float alpha = 0, float beta = 0);
 // c = a op b with numpy broadcasting; comparisons and logic write bool.
 void BinaryOp(Binary op, const Tensor& a, const Tensor& b, const Tensor& c);
+// Clip of a float x into y (kernels::Clip) and its gradient dx from dy;
+// lo and hi are one element of x's dtype, or undefined for no bound.
+void Clip(const Tensor& x, const Tensor& lo, const Tensor& hi, const Tensor& y);
+void ClipGrad(const Tensor& dy, const Tensor& x, const Tensor& lo, const Tensor& hi,
+              const Tensor& dx);
 // c = cond ? a : b with numpy broadcasting.
 void Where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& c);
 // Softmax (or LogSoftmax) over x's dimensions [axis, end) when `flatten`

@@ -640,7 +640,61 @@ __global__ void ReduceRowsKernel(const T* x, T* y, int64_t rows, int64_t r, bool
   }
 }
 
+// Clip and its gradient over dense tensors, as the CPU loops compute them:
+// t = x < lo ? lo : x; y = t > hi ? hi : t (NaN passes); the gradient passes
+// dy where neither bound applied. lo and hi point at one element, or are null.
+template <class T>
+__global__ void ClipKernel(const T* x, const T* lo, const T* hi, T* y, int64_t n) {
+  using A = typename Acc<T>::type;
+  const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
+  const A l = has_lo ? static_cast<A>(*lo) : A(0), h = has_hi ? static_cast<A>(*hi) : A(0);
+  SINGA_GRID_LOOP(i, n) {
+    A t = static_cast<A>(x[i]);
+    if (has_lo && t < l) t = l;
+    if (has_hi && t > h) t = h;
+    y[i] = Convert<T>(t);
+  }
+}
+
+template <class T>
+__global__ void ClipGradKernel(const T* dy, const T* x, const T* lo, const T* hi, T* dx,
+                               int64_t n) {
+  using A = typename Acc<T>::type;
+  const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
+  const A l = has_lo ? static_cast<A>(*lo) : A(0), h = has_hi ? static_cast<A>(*hi) : A(0);
+  SINGA_GRID_LOOP(i, n) {
+    const A v = static_cast<A>(x[i]);
+    const bool below = has_lo && v < l;
+    const bool above = has_hi && (below ? l : v) > h;
+    dx[i] = below || above ? Convert<T>(A(0)) : dy[i];
+  }
+}
+
 }  // namespace
+
+void Clip(const void* x, const void* lo, const void* hi, void* y, int dtype, int64_t n,
+          void* stream) {
+  if (n == 0) return;
+  VisitFloat(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ClipKernel<T><<<Blocks(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const T*>(x), static_cast<const T*>(lo), static_cast<const T*>(hi),
+        static_cast<T*>(y), n);
+  });
+  Check(cudaGetLastError(), "clip kernel");
+}
+
+void ClipGrad(const void* dy, const void* x, const void* lo, const void* hi, void* dx, int dtype,
+              int64_t n, void* stream) {
+  if (n == 0) return;
+  VisitFloat(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ClipGradKernel<T><<<Blocks(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(lo),
+        static_cast<const T*>(hi), static_cast<T*>(dx), n);
+  });
+  Check(cudaGetLastError(), "clip gradient kernel");
+}
 
 bool CopyDType(int dtype) {
   switch (dtype) {

@@ -52,6 +52,13 @@ void UnaryOp(Unary op, const View& x, const View& y, float alpha, float beta, vo
 void BinaryOp(Binary op, const View& a, const View& b, const View& c, void* stream);
 // c = cond ? a : b.
 void WhereOp(const View& cond, const View& a, const View& b, const View& c, void* stream);
+// Clip of n dense elements, y = min(max(x, lo), hi) as the CPU loop orders
+// it (NaN passes); lo and hi point at one element of the dtype, or are null
+// for no bound. ClipGrad: dx = dy where neither bound applied, else 0.
+void Clip(const void* x, const void* lo, const void* hi, void* y, int dtype, int64_t n,
+          void* stream);
+void ClipGrad(const void* dy, const void* x, const void* lo, const void* hi, void* dx, int dtype,
+              int64_t n, void* stream);
 // Softmax or LogSoftmax over the middle axis of a dense [outer, n, inner].
 void Softmax(const void* x, void* y, int dtype, int64_t outer, int64_t n, int64_t inner, bool log,
              void* stream);
