@@ -124,12 +124,16 @@ Tensor Interior(const Tensor& p, const Shape& shape, const Window& w) {
   return v;
 }
 
+// An NCHW shape with w's pads added to its spatial dimensions.
+Shape PaddedShape(Shape s, const Window& w) {
+  for (size_t i = 0; i < w.pad_begin.size(); ++i) s[2 + i] += w.pad_begin[i] + w.pad_end[i];
+  return s;
+}
+
 // x with w's unequal pads made explicit (zeros around a copy), or x itself.
 Tensor Padded(const Tensor& x, const Window& w) {
   if (Symmetric(w)) return x;
-  Shape s = x.shape();
-  for (size_t i = 0; i < w.pad_begin.size(); ++i) s[2 + i] += w.pad_begin[i] + w.pad_end[i];
-  Tensor p(s, x.dtype(), x.device());
+  Tensor p(PaddedShape(x.shape(), w), x.dtype(), x.device());
   Fill(p, 0);
   Copy(x, Interior(p, x.shape(), w));
   return p;
@@ -277,12 +281,8 @@ void ConvBackwardData(const Tensor& dy_in, const Tensor& w_in, const Tensor& dx,
   const Tensor dy = dy_in.Contiguous(), w = w_in.Contiguous();
   // With unequal pads cuDNN writes the gradient of the explicitly padded
   // input, whose interior is dx.
-  Tensor dxp = dx;
-  if (!Symmetric(win)) {
-    Shape s = dx.shape();
-    for (size_t i = 0; i < win.pad_begin.size(); ++i) s[2 + i] += win.pad_begin[i] + win.pad_end[i];
-    dxp = Tensor(s, dx.dtype(), dx.device());
-  }
+  const Tensor dxp =
+      Symmetric(win) ? dx : Tensor(PaddedShape(dx.shape(), win), dx.dtype(), dx.device());
   if (dy.numel() == 0) {
     Fill(dx, 0);
     return;

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 
 namespace singa::cuda::kernels {
 namespace {
@@ -151,15 +152,6 @@ __device__ __forceinline__ To Convert(From v) {
     return static_cast<To>(v);
   }
 }
-
-constexpr int kThreads = 256;
-int Blocks(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 32 ? b : 65535 * 32);
-}
-#define SINGA_GRID_LOOP(i, n)                                                            \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
 // A type as a value: the Visit functions call f(Tag<T>{}), T the C++ type of
 // a dtype code.

@@ -7,30 +7,16 @@
 #include <string>
 
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 
 namespace singa::cuda::kernels {
 namespace {
-
-constexpr int kThreads = 256;
-int Blocks(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 32 ? b : 65535 * 32);
-}
-
-void Check(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 constexpr int kF32 = 1, kI64 = 7, kF64 = 11;  // singa DType codes
 
 __device__ __forceinline__ int64_t IndexAt(const void* p, bool i64, int64_t j) {
   return i64 ? static_cast<const int64_t*>(p)[j] : static_cast<const int32_t*>(p)[j];
 }
-
-#define SINGA_GRID_LOOP(i, n)                                                          \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; \
-       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
 // Elements are moved as opaque words of sizeof(W) bytes.
 template <class W>
@@ -102,7 +88,7 @@ void Gather(const void* x, int element_bytes, const void* indices, int index_dty
       throw std::runtime_error("CUDA Gather: elements of " + std::to_string(element_bytes) +
                                " bytes");
   }
-  Check("CUDA Gather");
+  CheckLaunch("CUDA Gather");
 }
 
 void OneHot(const void* indices, int index_dtype, const void* values, int dtype, void* y,
@@ -121,7 +107,7 @@ void OneHot(const void* indices, int index_dtype, const void* values, int dtype,
                                             static_cast<double*>(y), total, depth, inner);
   else
     throw std::runtime_error("CUDA OneHot: float32 or float64 values only");
-  Check("CUDA OneHot");
+  CheckLaunch("CUDA OneHot");
 }
 
 void NllPick(const void* log_prob, int dtype, const void* target, int target_dtype,
@@ -141,7 +127,7 @@ void NllPick(const void* log_prob, int dtype, const void* target, int target_dty
         has_ignore, ignore, static_cast<double*>(loss), static_cast<double*>(coef), rows, c, d);
   else
     throw std::runtime_error("CUDA NLL loss: float32 or float64 only");
-  Check("CUDA NLL loss");
+  CheckLaunch("CUDA NLL loss");
 }
 
 }  // namespace singa::cuda::kernels

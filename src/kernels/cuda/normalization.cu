@@ -8,11 +8,10 @@
 #include <string>
 
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 
 namespace singa::cuda::kernels {
 namespace {
-
-constexpr int kThreads = 256;
 
 // The sum of v over the block, in every thread; `scratch` holds a value per
 // warp.
@@ -59,9 +58,7 @@ void RowNormalize(const float* x, float* y, float* mean, float* inv_std, int64_t
   if (rows > 0x7fffffff) throw std::runtime_error("CUDA row normalization: too many rows");
   RowNormKernel<<<static_cast<unsigned>(rows), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       x, y, mean, inv_std, n, epsilon);
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("CUDA row normalization: ") + cudaGetErrorString(e));
+  CheckLaunch("CUDA row normalization");
 }
 
 }  // namespace singa::cuda::kernels

@@ -8,15 +8,10 @@
 #include <string>
 
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 
 namespace singa::cuda::kernels {
 namespace {
-
-constexpr int kThreads = 256;
-int Blocks(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 32 ? b : 65535 * 32);
-}
 
 template <class T>
 __global__ void Sgd(T* p, const T* g, T* buf, int64_t n, T lr, T wd, T mom, T damp, bool first,
@@ -44,11 +39,6 @@ __global__ void Adam(T* p, const T* g, T* m, T* v, int64_t n, T step, T root_bc2
   }
 }
 
-void Check(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
 }  // namespace
 
 void SgdUpdate(int dtype, void* p, const void* g, void* buf, int64_t n, double lr, double wd,
@@ -62,7 +52,7 @@ void SgdUpdate(int dtype, void* p, const void* g, void* buf, int64_t n, double l
                                           T(damp), first, nesterov);
   };
   dtype == 11 ? run(double{}) : run(float{});
-  Check("SGD update");
+  CheckLaunch("SGD update");
 }
 
 void AdamUpdate(int dtype, void* p, const void* g, void* m, void* v, int64_t n, double step,
@@ -76,7 +66,7 @@ void AdamUpdate(int dtype, void* p, const void* g, void* m, void* v, int64_t n, 
                                            T(root_bc2), T(b1), T(b2), T(eps), T(wd));
   };
   dtype == 11 ? run(double{}) : run(float{});
-  Check("Adam update");
+  CheckLaunch("Adam update");
 }
 
 }  // namespace singa::cuda::kernels
