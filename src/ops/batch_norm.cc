@@ -464,13 +464,14 @@ void Upgrade9(ExportCtx& c) {
 
 #if SINGA_CUDA
 // cuDNN for a float32 or float16 X with float32 parameters and statistics,
-// or float64 throughout: inputs [first, last] are the parameters.
-bool CudaTakes(const InferCtx& c, int first, int last) {
+// or float64 throughout: inputs [kFirst, 4] are the parameters.
+template <int kFirst, class A>
+bool CudaTakes(const InferCtx& c, const A&) {
   if (c.input(0).numel() == 0) return false;
   const DType x = c.dtype(0);
   if (x != DType::kFloat32 && x != DType::kFloat16 && x != DType::kFloat64) return false;
   const DType p = x == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
-  for (int i = first; i <= last; ++i)
+  for (int i = kFirst; i <= 4; ++i)
     if (c.dtype(i) != p) return false;
   return true;
 }
@@ -528,10 +529,8 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm14Attrs)
     .dtypes(dtypes::kFloats, {3, 4})
     .state_inputs({3, 4})
     .infer(Infer14)
-    .kernel(Forward14<true>) SINGA_CUDA_KERNEL(Cuda14, ops::kCudaFloats,
-                                               [](const InferCtx& c, const BatchNorm14Attrs&) {
-                                                 return CudaTakes(c, 1, 4);
-                                               })
+    .kernel(Forward14<true>)
+        SINGA_CUDA_KERNEL(Cuda14, ops::kCudaFloats, CudaTakes<1, BatchNorm14Attrs>)
     .reference(Forward14<false>)
     .backward(Backward14)
     .to_onnx(Export14);
@@ -544,10 +543,8 @@ SINGA_REGISTER_OP(BatchNormalization, BatchNorm9Attrs)
     .dtypes(dtypes::kFloats, {0, 1, 2, 3, 4})
     .state_inputs({3, 4})
     .infer(Infer9)
-    .kernel(Forward9<true>) SINGA_CUDA_KERNEL(Cuda9, ops::kCudaFloats,
-                                              [](const InferCtx& c, const BatchNorm9Attrs&) {
-                                                return CudaTakes(c, 1, 4);
-                                              })
+    .kernel(Forward9<true>)
+        SINGA_CUDA_KERNEL(Cuda9, ops::kCudaFloats, CudaTakes<1, BatchNorm9Attrs>)
     .reference(Forward9<false>)
     .backward(Backward9)
     .upgrade([](ExportCtx& c, const BatchNorm9Attrs&) { Upgrade9(c); });
@@ -583,7 +580,7 @@ SINGA_REGISTER_OP(BatchNormGrad, BatchNormGradAttrs)
     .infer(GradInfer)
     .kernel(GradKernel<true>) SINGA_CUDA_KERNEL(GradCuda, ops::kCudaFloats,
                                                 [](const InferCtx& c, const BatchNormGradAttrs& a) {
-                                                  return a.training_mode != 0 && CudaTakes(c, 2, 4);
+                                                  return a.training_mode != 0 && CudaTakes<2>(c, a);
                                                 })
     .reference(GradKernel<false>);
 

@@ -34,6 +34,8 @@ void CudaBinary(KernelCtx& k, const A&) {
 // The dtypes of the GPU's elementwise kernels.
 inline const std::vector<DType> kCudaFloats = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
                                                DType::kBFloat16};
+// cuDNN's (convolution, pooling).
+inline const std::vector<DType> kCudnnFloats = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
 // Those a GPU holds (copies, casts).
 inline const std::vector<DType> kCudaCopy = {
     DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,

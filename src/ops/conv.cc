@@ -1038,9 +1038,6 @@ void ConvGradWeightForward(KernelCtx& k, const ConvGradAttrs& a) {
 }
 
 #if SINGA_CUDA
-// cuDNN, for float32, float64 and float16.
-const std::vector<DType> kCudnnTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
-
 // Convolutions of empty tensors run on the CPU (zeros or the bias).
 template <class A>
 bool CudaTakes(const InferCtx& c, const A&) {
@@ -1111,7 +1108,7 @@ SINGA_REGISTER_OP(Conv, ConvAttrs)
     .attr("strides", &ConvAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(ConvInfer)
-    .kernel(ConvForward) SINGA_CUDA_KERNEL(ConvCuda, kCudnnTypes, CudaTakes<ConvAttrs>)
+    .kernel(ConvForward) SINGA_CUDA_KERNEL(ConvCuda, ops::kCudnnFloats, CudaTakes<ConvAttrs>)
     .reference(ConvReference)
     .backward(ConvBackward)
     // Each output element: C/group x kernel multiply-adds (W is [M, C/group, k...]).
@@ -1151,7 +1148,7 @@ SINGA_REGISTER_OP(ConvGradData, ConvGradAttrs)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(ConvGradDataInfer)
     .kernel(ConvGradDataForward)
-        SINGA_CUDA_KERNEL(ConvGradDataCuda, kCudnnTypes, CudaTakes<ConvGradAttrs>)
+        SINGA_CUDA_KERNEL(ConvGradDataCuda, ops::kCudnnFloats, CudaTakes<ConvGradAttrs>)
     .reference(ConvGradDataReference);
 SINGA_REGISTER_OP(ConvGradWeight, ConvGradAttrs)
     .domain("ai.singa")
@@ -1165,7 +1162,7 @@ SINGA_REGISTER_OP(ConvGradWeight, ConvGradAttrs)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(ConvGradWeightInfer)
     .kernel(ConvGradWeightForward)
-        SINGA_CUDA_KERNEL(ConvGradWeightCuda, kCudnnTypes, CudaTakes<ConvGradAttrs>)
+        SINGA_CUDA_KERNEL(ConvGradWeightCuda, ops::kCudnnFloats, CudaTakes<ConvGradAttrs>)
     .reference(ConvGradWeightReference);
 
 }  // namespace singa

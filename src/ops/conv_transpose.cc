@@ -293,7 +293,6 @@ bool CudaTakes(const InferCtx& c, const ConvTransposeAttrs& a) {
   const Geometry g = Resolve(c, a);
   return !g.negative_pads() && g.conv_fits() && NumElements(g.y) > 0;
 }
-const std::vector<DType> kCudnnTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
 #endif
 
 // dY with the pads applied as Conv's input would see them (negative ones crop).
@@ -367,7 +366,7 @@ SINGA_REGISTER_OP(ConvTranspose, ConvTransposeAttrs)
     .attr("strides", &ConvTransposeAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1, 2})
     .infer(Infer)
-    .kernel(Forward) SINGA_CUDA_KERNEL(ForwardCuda, kCudnnTypes, CudaTakes)
+    .kernel(Forward) SINGA_CUDA_KERNEL(ForwardCuda, ops::kCudnnFloats, CudaTakes)
     .reference(Reference)
     .backward(Backward)
     // Each input element is scattered to M/group x kernel outputs (W is [C, M/group, k...]).

@@ -525,21 +525,19 @@ void AveragePoolGradForward(KernelCtx& k, const PoolAttrs& a) {
 }
 
 #if SINGA_CUDA
-// cuDNN pools float32, float64 and float16 where its geometry is the op's
-// (cuda::PoolTakes): no dilation, equal pads, floor-mode sizes; MaxPool
-// without Indices.
-const std::vector<DType> kCudnnTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+// cuDNN pools where its geometry is the op's (cuda::PoolTakes): no
+// dilation, equal pads, floor-mode sizes; MaxPool without Indices.
 
 cuda::Pool CudaMode(bool max, const PoolAttrs& a) {
   if (max) return cuda::Pool::kMax;
   return a.count_include_pad ? cuda::Pool::kAverageIncludePad : cuda::Pool::kAverageExcludePad;
 }
 
-// Whether cuDNN pools X (input x_index) with the op's geometry.
-template <bool kMax>
-bool CudaPoolTakes(const InferCtx& c, const PoolAttrs& a, int x_index) {
+// Whether cuDNN pools X (input kX) with the op's geometry.
+template <bool kMax, int kX>
+bool CudaPoolTakes(const InferCtx& c, const PoolAttrs& a) {
   if (kMax && c.num_outputs() > 1) return false;
-  const ops::Window w = PoolWindow(c, c.shape(x_index), a);
+  const ops::Window w = PoolWindow(c, c.shape(kX), a);
   return cuda::PoolTakes(ops::ToCuda(w), w.in, w.out);
 }
 
@@ -608,9 +606,8 @@ const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DTy
           .attr("strides", &PoolAttrs::strides)
           .dtypes(v >= 11 ? kMaxPoolTypes : dtypes::kFloats)
           .infer(PoolInfer)
-          .kernel(MaxPoolForward) SINGA_CUDA_KERNEL(
-              PoolCuda<true>, kCudnnTypes,
-              [](const InferCtx& c, const PoolAttrs& a) { return CudaPoolTakes<true>(c, a, 0); })
+          .kernel(MaxPoolForward)
+              SINGA_CUDA_KERNEL(PoolCuda<true>, ops::kCudnnFloats, CudaPoolTakes<true, 0>)
           .reference(MaxPoolReference)
           .backward(PoolBackward<true>);
       if (v >= 8) b.attr("storage_order", &PoolAttrs::storage_order);
@@ -628,9 +625,8 @@ const std::vector<DType> kMaxPoolTypes = {DType::kFloat16, DType::kBFloat16, DTy
           .attr("strides", &PoolAttrs::strides)
           .dtypes(dtypes::kFloats)
           .infer(PoolInfer)
-          .kernel(AveragePoolForward) SINGA_CUDA_KERNEL(
-              PoolCuda<false>, kCudnnTypes,
-              [](const InferCtx& c, const PoolAttrs& a) { return CudaPoolTakes<false>(c, a, 0); })
+          .kernel(AveragePoolForward)
+              SINGA_CUDA_KERNEL(PoolCuda<false>, ops::kCudnnFloats, CudaPoolTakes<false, 0>)
           .reference(AveragePoolReference)
           .backward(PoolBackward<false>);
       if (v >= 7) b.attr("count_include_pad", &PoolAttrs::count_include_pad);
@@ -695,10 +691,8 @@ SINGA_REGISTER_OP(MaxPoolGrad, PoolAttrs)
     .attr("strides", &PoolAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(PoolGradInfer)
-    .kernel(MaxPoolGradForward) SINGA_CUDA_KERNEL(PoolGradCuda<true>, kCudnnTypes,
-                                                  [](const InferCtx& c, const PoolAttrs& a) {
-                                                    return CudaPoolTakes<true>(c, a, 1);
-                                                  })
+    .kernel(MaxPoolGradForward)
+        SINGA_CUDA_KERNEL(PoolGradCuda<true>, ops::kCudnnFloats, CudaPoolTakes<true, 1>)
     .reference(MaxPoolGradReference);
 SINGA_REGISTER_OP(AveragePoolGrad, PoolAttrs)
     .domain("ai.singa")
@@ -713,10 +707,8 @@ SINGA_REGISTER_OP(AveragePoolGrad, PoolAttrs)
     .attr("strides", &PoolAttrs::strides)
     .dtypes(dtypes::kFloats, {0, 1})
     .infer(PoolGradInfer)
-    .kernel(AveragePoolGradForward) SINGA_CUDA_KERNEL(PoolGradCuda<false>, kCudnnTypes,
-                                                      [](const InferCtx& c, const PoolAttrs& a) {
-                                                        return CudaPoolTakes<false>(c, a, 1);
-                                                      })
+    .kernel(AveragePoolGradForward)
+        SINGA_CUDA_KERNEL(PoolGradCuda<false>, ops::kCudnnFloats, CudaPoolTakes<false, 1>)
     .reference(AveragePoolGradReference);
 
 }  // namespace singa
