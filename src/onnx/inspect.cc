@@ -137,4 +137,32 @@ FlopCount CountFlops(const SingaRep& rep, const TensorList& inputs) {
   return f;
 }
 
+std::map<std::string, int64_t> CpuOnlyOnGpu(const SingaRep& rep, const TensorList& inputs) {
+  SINGA_CHECK(OpRegistry::Get("Relu").cuda_kernel, UnsupportedOp,
+              "this build has no CUDA device (make setup CUDA=1)");
+  const Graph& g = rep.graph();
+  // Every node input's value, each asked for once.
+  std::vector<std::string> names;
+  std::map<int, size_t> index;
+  for (const Node& n : g.nodes)
+    for (int s : n.inputs)
+      if (s >= 0 && index.emplace(s, names.size()).second) names.push_back(g.slot_names[s]);
+  const TensorList values = rep.Run(inputs, -1, names);
+  const size_t base = values.size() - names.size();
+  std::map<std::string, int64_t> cpu;
+  for (const Node& n : g.nodes) {
+    TensorList in;
+    for (int s : n.inputs) in.push_back(s >= 0 ? values[base + index[s]] : Tensor());
+    // Views (Reshape, Transpose, ...) and ops without a kernel of their own
+    // (control flow: their subgraphs' nodes run) stay where their inputs are.
+    const OpSchema& op = *n.schema;
+    if (op.alias || !op.kernel) continue;
+    const InferCtx c(op, in, static_cast<int>(n.outputs.size()), n.name);
+    if (op.CudaTakes(c, n.attrs.get())) continue;
+    const std::string domain = CanonicalDomain(n.domain);
+    ++cpu[(domain.empty() ? "" : domain + ":") + n.op_type];
+  }
+  return cpu;
+}
+
 }  // namespace singa::sonnx

@@ -306,11 +306,7 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
   SINGA_CHECK(*fn, UnsupportedOp, ctx.where() << ": no CPU kernel registered");
   KernelFn on_host;
   if (dev.type == DeviceType::kCuda) {
-    const bool takes = cuda_kernel && t_variant == KernelVariant::kFast &&
-                       (inputs.empty() || !inputs[0].defined() ||
-                        std::count(cuda_dtypes.begin(), cuda_dtypes.end(), inputs[0].dtype())) &&
-                       (!cuda_takes || cuda_takes(ctx, attrs.get()));
-    if (takes) {
+    if (t_variant == KernelVariant::kFast && CudaTakes(ctx, attrs.get())) {
       fn = &cuda_kernel;
     } else {
       on_host = OnHost(*fn, name);
@@ -361,6 +357,14 @@ TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<co
   internal::MaybeRecord(*this, attrs, inputs, outputs);
   outputs.resize(requested);
   return outputs;
+}
+
+bool OpSchema::CudaTakes(const InferCtx& c, const void* attrs) const {
+  if (!cuda_kernel) return false;
+  if (c.num_inputs() > 0 && c.has_input(0) &&
+      !std::count(cuda_dtypes.begin(), cuda_dtypes.end(), c.dtype(0)))
+    return false;
+  return !cuda_takes || cuda_takes(c, attrs);
 }
 
 void OpRegistry::Add(std::unique_ptr<OpSchema> schema) {

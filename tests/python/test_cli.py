@@ -504,3 +504,31 @@ def test_version_matches_the_package():
     assert package.__version__ == version
     r = singa("--version")
     assert r.returncode == 0 and r.stdout == f"singa {version}\n"
+
+
+def test_info_lists_the_ops_a_gpu_would_run_on_the_cpu(cnn):
+    from singa import _singa
+
+    r = singa("info", cnn, "--device", "cuda")
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("on a GPU"))
+    if not _singa.build_info().get("cuda"):
+        assert "this build has no CUDA device" in line, line
+        return
+    # Conv, Relu, MaxPool, GlobalAveragePool, MatMul and Softmax have GPU kernels; Reshape
+    # is a view.
+    assert line == "on a GPU     every node of the top graph runs on the GPU", line
+    # A MaxPool with dilations is not cuDNN's, nor an LRN at all.
+    model = onnx.load(cnn)
+    model.graph.node[2].attribute.append(helper.make_attribute("dilations", [2, 2]))
+    model.graph.node.insert(1, helper.make_node("LRN", ["c"], ["c2"], size=3))
+    model.graph.node[2].input[0] = "c2"
+    path = os.path.join(os.path.dirname(cnn), "cnn_cpu_ops.onnx")
+    onnx.save(model, path)
+    r = singa("info", path, "--device", "cuda")
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("on a GPU"))
+    assert line == ("on a GPU     2 nodes would run on the CPU, inputs and outputs copied: "
+                    "LRN 1, MaxPool 1"), line
+    bad = singa("info", cnn, "--device", "tpu")
+    assert bad.returncode == 2 and "--device must be cpu or cuda, not 'tpu'" in bad.stderr

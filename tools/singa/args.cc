@@ -50,10 +50,15 @@ const std::vector<CommandDef>& Commands() {
        "MODEL.onnx [options]",
        "Shows the model's IR and opset versions, its inputs and outputs, its parameter count, a "
        "FLOPs estimate, its op histogram and the nodes singa cannot import (with why).",
-       {kDim, kInput},
+       {kDim,
+        kInput,
+        {"--device", "cpu|cuda", Arity::kOne,
+         "With cuda, also lists the ops that have no GPU kernel for the model's nodes."}},
        "FLOPs are 2 per multiply-add of the Conv, ConvTranspose, Gemm and MatMul nodes, measured "
        "by one run with generated inputs (symbolic dims are 1 unless --dim sets them) or with the "
-       "--input files. Other ops and the nodes of subgraphs are not counted.",
+       "--input files. Other ops and the nodes of subgraphs are not counted. --device cuda also "
+       "lists the ops whose nodes would run on the CPU, their inputs and outputs copied, were the "
+       "model on a GPU (no GPU needed; nodes of the top graph, from the same run).",
        RunInfo},
       {"run",
        "MODEL.onnx [--input FILE ...] [--output out.npz] [options]",

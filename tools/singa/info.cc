@@ -8,7 +8,38 @@
 
 namespace singa::cli {
 
+namespace {
+
+// --device cuda: the ops whose nodes would run on the CPU, with copies, were
+// the model on a GPU.
+std::string GpuNote(const Args& args, const sonnx::ModelInfo& info, const DimValues& dims) {
+  if (!info.unsupported.empty() || !info.model_issues.empty())
+    return "n/a (the model does not import)";
+  try {
+    auto rep = sonnx::Prepare(args.model);
+    const auto cpu = sonnx::CpuOnlyOnGpu(*rep, ModelInputs(*rep, args, dims, true));
+    if (cpu.empty()) return "every node of the top graph runs on the GPU";
+    int64_t nodes = 0;
+    std::string ops;
+    for (const auto& [op, n] : cpu) {
+      nodes += n;
+      ops += (ops.empty() ? "" : ", ") + op + " " + std::to_string(n);
+    }
+    return std::to_string(nodes) + " node" + (nodes == 1 ? "" : "s") +
+           " would run on the CPU, inputs and outputs copied: " + ops;
+  } catch (const UsageError& e) {
+    return std::string("n/a (") + e.what() + ")";
+  } catch (const Error& e) {
+    return "n/a (" + OneLine(e.what()) + ")";
+  }
+}
+
+}  // namespace
+
 int RunInfo(const Args& args) {
+  const std::string device = args.get("--device", "cpu");
+  if (device != "cpu" && device != "cuda")
+    throw UsageError("--device must be cpu or cuda, not '" + device + "'");
   const sonnx::ModelInfo info = sonnx::InspectModel(args.model);
   const DimValues dims = ParseDims(args, info.inputs);
   std::ostream& os = std::cout;
@@ -78,6 +109,8 @@ int RunInfo(const Args& args) {
   os << "FLOPs        " << flops_note << "\n";
   os << "             2 per multiply-add of Conv, ConvTranspose, Gemm and MatMul, one run with\n"
         "             symbolic dims 1 (or --dim); other ops and subgraphs not counted\n";
+
+  if (device == "cuda") os << "on a GPU     " << GpuNote(args, info, dims) << "\n";
 
   if (info.unsupported.empty() && info.model_issues.empty()) {
     os << "supported    yes: every node imports\n";

@@ -2,7 +2,8 @@
 // Prepare stops at the first node it cannot import; InspectModel reads the
 // whole file and reports every such node (with its name and why), so a user
 // sees at once what a model needs. CountFlops runs a prepared model once and
-// adds up the multiply-adds of its matrix products.
+// adds up the multiply-adds of its matrix products; CpuOnlyOnGpu says which
+// of its ops would leave a GPU.
 //
 //   sonnx::ModelInfo info = sonnx::InspectModel("resnet18.onnx");
 //   for (auto& n : info.unsupported) std::cout << n.node << ": " << n.reason << "\n";
@@ -64,5 +65,12 @@ struct FlopCount {
   int64_t nodes_counted = 0;
 };
 FlopCount CountFlops(const SingaRep& rep, const TensorList& inputs);
+
+// The nodes of the top graph whose ops would run their CPU kernel (inputs
+// and outputs copied) were the model on a GPU, counted per op ("Conv", or
+// "domain:Op" outside ai.onnx): one run with `inputs` gives each node's input
+// shapes and dtypes, which the GPU kernels' conditions read. No GPU needed;
+// UnsupportedOp in a build without the CUDA device.
+std::map<std::string, int64_t> CpuOnlyOnGpu(const SingaRep& rep, const TensorList& inputs);
 
 }  // namespace singa::sonnx

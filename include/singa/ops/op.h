@@ -288,6 +288,9 @@ class OpSchema {
   // Parses attributes (type-checked, defaults applied, unknown names rejected).
   std::shared_ptr<const void> ParseAttrs(const AttrMap& attrs, std::span<const Tensor> inputs,
                                          std::string_view node = "") const;
+  // Whether cuda_kernel takes these inputs (c's) and attributes: the op runs
+  // on a GPU, else its CPU kernel runs there on copies.
+  bool CudaTakes(const InferCtx& c, const void* attrs) const;
   // Runs the op: checks inputs and dtypes, infers output specs, allocates the
   // outputs and executes the kernel through Device::Exec. num_outputs < 0
   // asks for every non-optional output. `reads`: see InferCtx.
