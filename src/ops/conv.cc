@@ -27,16 +27,20 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
+#include "kernels/cpu/direct_conv.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/matmul.h"
 #include "kernels/cpu/tuning_cache.h"
 #include "ops/fused_activation.h"
 #include "ops/grad_util.h"
 #include "ops/window.h"
+#include "singa/core/profile.h"
 #include "singa/ops/fused_conv.h"
 
 namespace singa {
@@ -549,16 +553,114 @@ bool SmallConv(KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
   return true;
 }
 
+// A held-layout convolution's primitive, made once the convolution has run
+// RentMs() in cpu::DirectConv: a shape a model meets once or twice (a text
+// line's width) costs its run there instead of a oneDNN kernel generated
+// for it (about 0.2 ms a 3x3 layer, and the layout timing of a new shape
+// class), and a shape run again and again gets the faster primitive after
+// a few calls. The rent is kept per key for the process, so a shape seen
+// earlier keeps its count when a new plan meets it again.
+// SINGA_CONV_RENT_MS sets it (0: the primitive at once), read for each new
+// key.
+double RentMs() {
+  const char* v = std::getenv("SINGA_CONV_RENT_MS");
+  return v && *v ? std::max(0.0, std::atof(v)) : 1.0;
+}
+
+struct ConvEntry {
+  std::unique_ptr<std::mutex> mu = std::make_unique<std::mutex>();
+  double rent_ms = 0, rented_ms = 0;
+  bool made = false;
+  std::optional<ConvPrim> prim;  // none: the loops
+};
+
+// Whether cpu::DirectConv computes this convolution: float32, 2-D,
+// ungrouped, Z (if any) held as Y is.
+bool DirectConvFits(const KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
+  return k.input(0).dtype() == DType::kFloat32 && win.nd == 2 && a.group == 1 &&
+         (!k.has_input(3) || !(a.blocked & kBlockedZ) == !(a.blocked & kBlockedY));
+}
+
+// Where DirectConv finds the elements of t [N, C, H, W] (contiguous), held
+// (nChw<B>c or channels-last) or NCHW.
+cpu::ConvLayout LayoutOf(const Tensor& t, bool held) {
+  const int64_t c = t.dim(1), h = t.dim(2), w = t.dim(3), block = du::HeldBlock(c);
+  if (held) return {block, h * w * block, 1, w * block, block, c * h * w};
+  return {1, h * w, 0, w, 1, c * h * w};
+}
+
+void RunDirectConv(KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
+  const Tensor& y = k.output(0);
+  const Tensor x = k.input(0).Contiguous();
+  const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
+  const Tensor z = k.has_input(3) ? k.input(3).Contiguous() : Tensor();
+  cpu::DirectConvArgs args{x.data<float>(),
+                           LayoutOf(x, a.blocked & kBlockedX),
+                           x.dim(0),
+                           x.dim(1),
+                           x.dim(2),
+                           x.dim(3),
+                           cpu::DirectConvWeights(k.input(1)),
+                           b.defined() ? b.data<float>() : nullptr,
+                           static_cast<float*>(y.raw_data()),
+                           z.defined() ? z.data<float>() : nullptr,
+                           LayoutOf(y, a.blocked & kBlockedY),
+                           y.dim(1),
+                           y.dim(2),
+                           y.dim(3),
+                           win.kernel[0],
+                           win.kernel[1],
+                           win.stride[0],
+                           win.stride[1],
+                           win.dilation[0],
+                           win.dilation[1],
+                           win.pad_begin[0],
+                           win.pad_begin[1],
+                           {}};
+  if (!a.activation.empty())
+    args.epilogue = [&a](float* v, int64_t n) {
+      ops::ApplyFusedActivation(v, n, a.activation, a.alpha, a.beta);
+    };
+  cpu::DirectConv(args);
+  NoteKernel("singa:direct_conv");
+}
+
 // What a recorded convolution keeps between replays (KernelCtx::state): its
-// window, whether it is a SmallConv, else its cache key and primitive (none:
-// the loops) for the thread count it ran with.
+// window, whether it is a SmallConv, else its cache key and entry for the
+// thread count it ran with.
 struct ConvState {
   int threads;
   ops::Window win;
   bool small;
   std::string key;
-  std::shared_ptr<const std::optional<ConvPrim>> prim;
+  std::shared_ptr<ConvEntry> entry;
 };
+
+// The convolution of `entry`: DirectConv while it rents, then the primitive
+// (made on the call that pays the rent off), else the loops.
+void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const std::string& key,
+              ConvEntry& entry) {
+  const Tensor& x = k.input(0);
+  const Tensor& w = k.input(1);
+  const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
+  const Tensor z = k.has_input(3) ? k.input(3) : Tensor();
+  {
+    std::lock_guard<std::mutex> lock(*entry.mu);
+    if (!entry.made && entry.rented_ms < entry.rent_ms && DirectConvFits(k, a, win)) {
+      const auto t0 = std::chrono::steady_clock::now();
+      RunDirectConv(k, a, win);
+      entry.rented_ms +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return;
+    }
+    if (!entry.made) {
+      entry.prim = MakeConv(key, ShapeClass(key, x), x, w, b, z, k.output(0), win, a);
+      entry.made = true;
+    }
+  }
+  if (!entry.prim) return ConvReference(k, a);
+  RunConv(*entry.prim, key, x, w, b, z, k.output(0), a.group);
+}
 
 void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   const Tensor& x = k.input(0);
@@ -567,16 +669,11 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   if (y.empty()) return;
   const DType dt = x.dtype();
   if (dt == DType::kFloat64 || x.empty() || w.empty()) return ConvReference(k, a);
-  const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
-  const Tensor z = k.has_input(3) ? k.input(3) : Tensor();
   const int threads = ActiveThreads();
   if (k.state && *k.state) {
     const auto& s = *static_cast<const ConvState*>(k.state->get());
     if (s.small && SmallConv(k, a, s.win)) return;
-    if (!s.small && s.threads == threads) {
-      if (!*s.prim) return ConvReference(k, a);
-      return RunConv(**s.prim, s.key, x, w, b, z, y, a.group);
-    }
+    if (!s.small && s.threads == threads) return RunEntry(k, a, s.win, s.key, *s.entry);
   }
   ops::Window win = KernelWindow(k, a);
   if (SmallConv(k, a, win)) {
@@ -586,7 +683,7 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
 
   std::string key = "Conv;";
   key += Name(dt);
-  key += ToString(x.shape()) + ToString(w.shape()) + (b.defined() ? "b;" : ";");
+  key += ToString(x.shape()) + ToString(w.shape()) + (k.has_input(2) ? "b;" : ";");
   AppendInts(key, win.stride);
   AppendInts(key, win.dilation);
   AppendInts(key, win.pad_begin);
@@ -594,15 +691,17 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
   key += std::to_string(a.group);
   if (a.blocked) key += ";blocked" + std::to_string(a.blocked);
   if (HasEpilogue(k, a)) {
-    key += (z.defined() ? ";z;" : ";;") + a.activation + ";" + std::to_string(a.alpha) + ";" +
+    key += (k.has_input(3) ? ";z;" : ";;") + a.activation + ";" + std::to_string(a.alpha) + ";" +
            std::to_string(a.beta);
   }
-  const auto cached = du::Cached<std::optional<ConvPrim>>(
-      key, [&] { return MakeConv(key, ShapeClass(key, x), x, w, b, z, y, win, a); });
-  auto& prim = *cached;
-  if (k.state) *k.state = std::make_shared<ConvState>(ConvState{threads, win, false, key, cached});
-  if (!prim) return ConvReference(k, a);
-  RunConv(*prim, key, x, w, b, z, y, a.group);
+  // Only held-layout convolutions rent: the others make their primitive at once.
+  const auto entry = du::Cached<ConvEntry>(key, [&] {
+    ConvEntry e;
+    e.rent_ms = a.blocked ? RentMs() : 0;
+    return e;
+  });
+  if (k.state) *k.state = std::make_shared<ConvState>(ConvState{threads, win, false, key, entry});
+  RunEntry(k, a, win, key, *entry);
 }
 
 // ---- backward ---------------------------------------------------------------

@@ -439,6 +439,68 @@ def test_fused_conv_reads_and_writes_blocked_layouts(reference, bits, c, m):
                                atol=1e-5)
 
 
+@pytest.mark.parametrize("c,m,hw,k,stride,dilation,pads", [
+    (3, 32, (9, 30), 3, 1, 1, [1, 1, 1, 1]),     # NCHW input (a first layer)
+    (32, 64, (5, 17), 3, 1, 1, [1, 1, 1, 1]),    # nChw16c in and out, tiles and edges
+    (16, 32, (11, 13), 3, 2, 1, [0, 1, 2, 1]),   # stride 2, unequal pads
+    (16, 16, (7, 9), 3, 1, 2, [2, 2, 2, 2]),     # dilation
+    (10, 32, (6, 40), 1, 1, 1, [0, 0, 0, 0]),    # channels-last input, 1x1
+    (32, 32, (3, 3), 5, 1, 1, [1, 1, 1, 1]),     # every column reads padding
+    (16, 32, (4, 2), 3, 1, 1, [1, 3, 1, 3]),     # wider padding than input
+    (16, 24, (6, 14), 3, 1, 1, [1, 1, 1, 1]),    # a last block of 8 channels
+])
+@pytest.mark.parametrize("y_held", [True, False])
+@pytest.mark.parametrize("act,alpha,beta,with_z", [("Relu", 0.0, 0.0, True),
+                                                   ("Clip", -0.2, 0.3, False),
+                                                   ("Swish", 0.0, 0.0, True)])
+def test_held_layout_convolutions_rent_the_direct_kernel_then_buy_onednn(
+        monkeypatch, c, m, hw, k, stride, dilation, pads, y_held, act, alpha, beta, with_z):
+    """A FusedConv of held layouts runs cpu::DirectConv until it has run
+    SINGA_CONV_RENT_MS, then a oneDNN primitive: both give Conv's numbers plus
+    Z and the activation, whichever of X and Y (and Z, as Y) are held. Batch 1
+    rents for good, batch 2 buys at once."""
+    from singa import _singa
+    rng = np.random.default_rng(7)
+    geo = {"pads": pads, "strides": [stride] * 2, "dilations": [dilation] * 2}
+    w = (rng.standard_normal((m, c, k, k)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    # X held, but the first layer's; Z as Y.
+    bits = (0 if c == 3 else 1) | (6 if y_held and with_z else 2 if y_held else 0)
+    for n, rent in ((1, "1e9"), (2, "0")):
+        monkeypatch.setenv("SINGA_CONV_RENT_MS", rent)
+        x = rng.standard_normal((n, c) + hw).astype(np.float32)
+        y = _singa.call_op("Conv", [tensor.from_numpy(a).data for a in (x, w, b)], geo)[0]
+        want = tensor.to_numpy(y).copy()
+        z = rng.standard_normal(want.shape).astype(np.float32)
+        want = want + z if with_z else want
+        want = {"Relu": lambda v: np.maximum(v, 0), "Clip": lambda v: np.clip(v, alpha, beta),
+                "Swish": lambda v: v / (1 + np.exp(-v))}[act](want)
+        feed = [_to_blocked(x) if bits & 1 else x, w, b]
+        feed += [_to_blocked(z) if bits & 4 else z] if with_z else []
+        for _ in range(2):
+            got = _singa.call_op("FusedConv", [tensor.from_numpy(a).data for a in feed],
+                                 dict(geo, activation=act, alpha=alpha, beta=beta, blocked=bits),
+                                 domain="ai.singa")[0]
+            got = tensor.to_numpy(got)
+            np.testing.assert_allclose(_from_blocked(got) if bits & 2 else got, want, rtol=1e-5,
+                                       atol=1e-5)
+
+
+@pytest.mark.parametrize("rent,hw", [("1e9", 21), ("0", 19)])
+def test_a_plan_runs_its_convolutions_in_the_direct_kernel_while_they_rent(monkeypatch, rent, hw):
+    """A new shape's convolutions run in singa's direct kernel while they rent
+    (SINGA_CONV_RENT_MS), else in oneDNN's; both agree with onnxruntime."""
+    monkeypatch.setenv("SINGA_CONV_RENT_MS", rent)
+    model, x = _conv_stack(n_convs=3, c=48, hw=hw)
+    rep = sonnx.prepare(model)
+    want = _ort(model, x)
+    for _ in range(2):
+        p = rep.profile([x])
+        np.testing.assert_allclose(_np(p.outputs)[0], want, rtol=RTOL, atol=ATOL)
+        kernels = {kn for n in p.nodes if "Conv" in n["op_type"] for kn in n["kernels"]}
+        assert (kernels == {"singa:direct_conv"}) == (rent != "0"), kernels
+
+
 def _mobile_block(ci=16, c=32):
     """x[N,ci,8,8] -> Conv ci->c + BN + Clip -> depthwise 3x3 + Clip -> 1x1 c->c (+ the
     first conv's result) -> Relu -> GlobalAveragePool: the activations stay blocked

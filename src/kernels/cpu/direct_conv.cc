@@ -1,0 +1,189 @@
+#include "kernels/cpu/direct_conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/dnnl_util.h"
+#include "singa/core/parallel.h"
+
+namespace singa::cpu {
+namespace {
+
+#ifdef __AVX512F__
+constexpr int kLanes = 16;
+#else
+constexpr int kLanes = 8;
+#endif
+using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+inline Vec Load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+
+// Columns per tile: T x NB (2) vectors of sums, and NB of weights, fit in
+// the registers (32 with AVX-512, 16 with AVX2).
+constexpr int kTile = kLanes == 16 ? 12 : 6;
+
+// Output columns [ow0, ow0 + T) of row oh of image n, for the NB output
+// channel blocks from block ob: T x NB vectors of sums kept in registers
+// over every input channel and tap, then bias, z, the epilogue. kEdge: some
+// of the columns' taps fall in the padding (read as zeros). kStep: the
+// floats between two columns' inputs when the build knows it (the blocked
+// or plain layout at stride 1), else 0 (a.xl.s_w * a.stride_w).
+template <int NB, int T, bool kEdge, int kStep>
+void Tile(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow0) {
+  const ConvLayout& l = a.xl;
+  const float* xn = a.x + n * l.s_n;
+  const int64_t per_block = a.kh * a.kw * a.c_in * kLanes;  // packed weights of one block
+  const int64_t step = kStep ? kStep : l.s_w * a.stride_w;
+  Vec acc[NB][T] = {};
+  for (int64_t i = 0; i < a.kh; ++i) {
+    const int64_t ih = oh * a.stride_h - a.pad_t + i * a.dilation_h;
+    if (ih < 0 || ih >= a.h_in) continue;
+    for (int64_t j = 0; j < a.kw; ++j) {
+      const int64_t iw0 = ow0 * a.stride_w - a.pad_l + j * a.dilation_w;
+      // Edge columns read column 0 times zero where their tap is padding.
+      int64_t off[T];
+      float keep[T];
+      for (int t = 0; t < T; ++t) {
+        const int64_t iw = iw0 + t * a.stride_w;
+        const bool inside = !kEdge || (iw >= 0 && iw < a.w_in);
+        off[t] = inside ? iw * l.s_w : 0;
+        keep[t] = inside ? 1.f : 0.f;
+      }
+      const float* wp = a.w + ob * per_block + (i * a.kw + j) * a.c_in * kLanes;
+      const float* xb = xn + ih * l.s_h + (kEdge ? 0 : iw0 * l.s_w);
+      for (int64_t c0 = 0; c0 < a.c_in; c0 += l.block, xb += l.s_block) {
+        const float* xc = xb;
+        for (int64_t c = c0, end = std::min(a.c_in, c0 + l.block); c < end;
+             ++c, xc += l.s_inner, wp += kLanes) {
+          Vec w[NB];
+          for (int b = 0; b < NB; ++b) w[b] = Load(wp + b * per_block);
+          for (int t = 0; t < T; ++t) {
+            const float v = kEdge ? xc[off[t]] * keep[t] : xc[t * step];
+            for (int b = 0; b < NB; ++b) acc[b][t] += v * w[b];
+          }
+        }
+      }
+    }
+  }
+  const ConvLayout& yl = a.yl;
+  float* yn = a.y + n * yl.s_n;
+  const float* zn = a.z ? a.z + n * yl.s_n : nullptr;
+  for (int b = 0; b < NB; ++b) {
+    const int64_t c0 = (ob + b) * kLanes, lanes = std::min<int64_t>(kLanes, a.c_out - c0);
+    const auto at = [&](int64_t c, int64_t t) {
+      return (c / yl.block) * yl.s_block + (c % yl.block) * yl.s_inner + oh * yl.s_h +
+             (ow0 + t) * yl.s_w;
+    };
+    const Vec bias = Load(a.bias + c0);
+    float out[T][kLanes];
+    for (int t = 0; t < T; ++t) Store(out[t], acc[b][t] + bias);
+    // Dense: the block's channels are one vector at each column (nChw<B>c,
+    // channels-last); else (NCHW, a last block of fewer channels) one by one.
+    const bool dense = lanes == kLanes && yl.s_inner == 1 && c0 % yl.block + kLanes <= yl.block;
+    if (zn && dense)
+      for (int t = 0; t < T; ++t) Store(out[t], Load(out[t]) + Load(zn + at(c0, t)));
+    if (zn && !dense)
+      for (int64_t l = 0; l < lanes; ++l)
+        for (int t = 0; t < T; ++t) out[t][l] += zn[at(c0 + l, t)];
+    if (a.epilogue) a.epilogue(&out[0][0], T * kLanes);
+    if (dense) {
+      for (int t = 0; t < T; ++t) std::memcpy(yn + at(c0, t), out[t], sizeof(Vec));
+    } else {
+      for (int64_t l = 0; l < lanes; ++l)
+        for (int t = 0; t < T; ++t) yn[at(c0 + l, t)] = out[t][l];
+    }
+  }
+}
+
+// A tile of T columns from ow, an edge tile when any of its columns reads
+// padding (first: the first column that does not, stop: the first after
+// them that does).
+template <int NB, int T, int kStep>
+void TileAt(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow, int64_t first,
+            int64_t stop) {
+  if (ow < first || ow + T > stop)
+    Tile<NB, T, true, kStep>(a, n, ob, oh, ow);
+  else
+    Tile<NB, T, false, kStep>(a, n, ob, oh, ow);
+}
+
+// One output row of NB channel blocks, in tiles of kTile columns, then of
+// 8, 4, 2 and 1 for the rest.
+template <int NB, int kStep>
+void Row(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh) {
+  const int64_t reach = (a.kw - 1) * a.dilation_w;
+  const int64_t first = std::min(a.w_out, (a.pad_l + a.stride_w - 1) / a.stride_w);
+  const int64_t last_in = a.w_in - 1 - reach + a.pad_l;  // the last column's ow * stride_w
+  const int64_t stop =
+      std::clamp<int64_t>(last_in < 0 ? 0 : last_in / a.stride_w + 1, first, a.w_out);
+  int64_t ow = 0;
+  for (; ow + kTile <= a.w_out; ow += kTile)
+    TileAt<NB, kTile, kStep>(a, n, ob, oh, ow, first, stop);
+  if constexpr (kTile > 8)
+    if (ow + 8 <= a.w_out) TileAt<NB, 8, kStep>(a, n, ob, oh, ow, first, stop), ow += 8;
+  if (ow + 4 <= a.w_out) TileAt<NB, 4, kStep>(a, n, ob, oh, ow, first, stop), ow += 4;
+  if (ow + 2 <= a.w_out) TileAt<NB, 2, kStep>(a, n, ob, oh, ow, first, stop), ow += 2;
+  if (ow < a.w_out) TileAt<NB, 1, kStep>(a, n, ob, oh, ow, first, stop);
+}
+
+template <int NB>
+void RowOf(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh) {
+  const int64_t step = a.xl.s_w * a.stride_w;
+  if (step == kLanes) return Row<NB, kLanes>(a, n, ob, oh);
+  if (step == 1) return Row<NB, 1>(a, n, ob, oh);
+  Row<NB, 0>(a, n, ob, oh);
+}
+
+}  // namespace
+
+const float* DirectConvWeights(const Tensor& w) {
+  const int64_t m = w.dim(0), c = w.dim(1), kh = w.dim(2), kw = w.dim(3);
+  const int64_t blocks = (m + kLanes - 1) / kLanes;
+  const dnnl::memory::desc want({blocks, kh * kw, c, kLanes}, dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::abcd);
+  const auto pack = [&](const dnnl::memory& to) {
+    float* dst = static_cast<float*>(to.get_data_handle());
+    std::fill(dst, dst + blocks * kh * kw * c * kLanes, 0.f);
+    const float* src = static_cast<const float*>(w.raw_data());
+    const Strides& s = w.strides();
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          for (int64_t ci = 0; ci < c; ++ci)
+            dst[(((o / kLanes) * kh + i) * kw + j) * c * kLanes + ci * kLanes + o % kLanes] =
+                src[o * s[0] + ci * s[1] + i * s[2] + j * s[3]];
+  };
+  return static_cast<const float*>(
+      dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, pack).get_data_handle());
+}
+
+void DirectConv(const DirectConvArgs& args) {
+  const int64_t blocks = (args.c_out + kLanes - 1) / kLanes, nb = blocks % 2 == 0 ? 2 : 1,
+                groups = blocks / nb;
+  // The bias padded to whole blocks (zeros without one).
+  std::vector<float> bias(blocks * kLanes, 0.f);
+  if (args.bias) std::copy(args.bias, args.bias + args.c_out, bias.begin());
+  DirectConvArgs a = args;
+  a.bias = bias.data();
+  // A thread takes rows of at least 2^16 multiply-adds in all.
+  const int64_t row_macs = std::max<int64_t>(1, a.w_out * nb * kLanes * a.c_in * a.kh * a.kw);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_macs);
+  ParallelFor(0, a.n * groups * a.h_out, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t oh = r % a.h_out, g = r / a.h_out % groups, n = r / a.h_out / groups;
+      if (nb == 2)
+        RowOf<2>(a, n, g * 2, oh);
+      else
+        RowOf<1>(a, n, g, oh);
+    }
+  });
+}
+
+}  // namespace singa::cpu
