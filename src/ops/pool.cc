@@ -188,9 +188,8 @@ memory::format_tag ChannelsLastTag(int64_t spatial_dims) {
   return spatial_dims == 1 ? tag::acb : spatial_dims == 2 ? tag::acdb : tag::acdeb;
 }
 
-// `held`: X and Y are the planner's blocked buffers (du::HeldTag).
 std::optional<PoolPrim> MakePool(dnnl::algorithm alg, const Tensor& x, const Tensor& y,
-                                 const ops::Window& w, bool held) {
+                                 const ops::Window& w) {
   memory::dims strides, kernel, dilation, pad_l, pad_r;
   for (int64_t i = 0; i < w.nd; ++i) {
     strides.push_back(w.stride[i]);
@@ -208,13 +207,11 @@ std::optional<PoolPrim> MakePool(dnnl::algorithm alg, const Tensor& x, const Ten
     return memory::desc(du::Dims(t.shape()), du::ToDnnl(t.dtype()), tag);
   };
   try {
-    const memory::desc xd = held ? tagged(x, du::HeldTag(x.dim(1)))
-                                 : du::PlainDesc(x.shape(), x.dtype()),
-                       yd = held ? tagged(y, du::HeldTag(y.dim(1)))
-                                 : du::PlainDesc(y.shape(), y.dtype());
+    const memory::desc xd = du::PlainDesc(x.shape(), x.dtype()),
+                       yd = du::PlainDesc(y.shape(), y.dtype());
     dnnl::pooling_forward::primitive_desc pd = make(xd, yd);
     const std::string impl = pd.impl_info_str();
-    if (!held && !impl.starts_with("jit")) {
+    if (!impl.starts_with("jit")) {
       const memory::desc xl = tagged(x, ChannelsLastTag(w.nd)),
                          yl = tagged(y, ChannelsLastTag(w.nd));
       dnnl::pooling_forward::primitive_desc last = make(xl, yl);
@@ -233,7 +230,7 @@ std::optional<PoolPrim> MakePool(dnnl::algorithm alg, const Tensor& x, const Ten
 }
 
 // Runs oneDNN pooling when it applies; false when the loop must run.
-bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg, bool held = false) {
+bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg) {
   const Tensor& y = k.output(0);
   if (k.input(0).dtype() != DType::kFloat32 || k.num_outputs() > 1 || k.input(0).empty())
     return false;
@@ -241,9 +238,9 @@ bool PoolFast(KernelCtx& k, const ops::Window& w, dnnl::algorithm alg, bool held
   std::string key = "Pool;" + std::to_string(static_cast<int>(alg)) + ToString(x.shape());
   for (const auto* v : {&w.kernel, &w.stride, &w.dilation, &w.pad_begin, &w.pad_end})
     key += ops::IntsString(*v);
-  key += ToString(y.shape()) + (held ? ";held" : "");
+  key += ToString(y.shape());
   const auto cached =
-      du::Cached<std::optional<PoolPrim>>(key, [&] { return MakePool(alg, x, y, w, held); });
+      du::Cached<std::optional<PoolPrim>>(key, [&] { return MakePool(alg, x, y, w); });
   auto& prim = *cached;
   if (!prim) return false;
   if (!prim->to_channels_last) {
@@ -284,23 +281,105 @@ void AveragePoolForward(KernelCtx& k, const PoolAttrs& a) {
   if (!alg || !PoolFast(k, w, *alg)) AveragePoolReference(k, a);
 }
 
+// N adjacent output positions of a held pool (bk channels each, `out` the
+// first, the next bk floats on) from ni x nj taps each: the first position's
+// first tap at `first`, the next position's `next` floats on, the next tap
+// along each axis step_i and step_j floats on. The channels go in vectors of
+// 16, then one by one. The N positions are independent chains, which the
+// latency of a max or an add would otherwise serialize.
+template <PoolKind kKind, int N>
+void HeldPoolPositions(float* out, int64_t bk, const float* first, int64_t next, int64_t ni,
+                       int64_t nj, int64_t step_i, int64_t step_j) {
+  using V = float __attribute__((vector_size(16 * sizeof(float))));
+  constexpr bool kMaxKind = kKind == PoolKind::kMax;
+  constexpr float kStart = kMaxKind ? std::numeric_limits<float>::lowest() : 0.f;
+  const bool any = ni > 0 && nj > 0;
+  int64_t l = 0;
+  for (; l + 16 <= bk; l += 16) {
+    V acc[N], v;
+    for (int n = 0; n < N; ++n) {
+      acc[n] = V{} + kStart;
+      if (kMaxKind && any) std::memcpy(&acc[n], first + n * next + l, sizeof v);
+    }
+    for (int64_t i = 0; i < ni; ++i) {
+      const float* q = first + i * step_i + l;
+      for (int64_t j = 0; j < nj; ++j, q += step_j)
+        for (int n = 0; n < N; ++n) {
+          std::memcpy(&v, q + n * next, sizeof v);
+          if constexpr (kMaxKind)
+            acc[n] = v > acc[n] ? v : acc[n];
+          else
+            acc[n] += v;
+        }
+    }
+    for (int n = 0; n < N; ++n) std::memcpy(out + n * bk + l, &acc[n], sizeof v);
+  }
+  for (; l < bk; ++l)
+    for (int n = 0; n < N; ++n) {
+      const float* p = first + n * next + l;
+      float acc = kMaxKind && any ? *p : kStart;
+      for (int64_t i = 0; i < ni; ++i)
+        for (int64_t j = 0; j < nj; ++j) {
+          const float v = p[i * step_i + j * step_j];
+          acc = kMaxKind ? (v > acc ? v : acc) : acc + v;
+        }
+      out[n * bk + l] = acc;
+    }
+}
+
 // The planner's pools over blocked buffers (BlockedMaxPool,
 // BlockedAveragePool: src/onnx/passes/choose_layouts.cc): X and Y are held
 // in du::HeldTag's layout, so the convolutions around a pool need no
-// reorders. oneDNN's pooling where it has a jit kernel, else the loops on
-// NCHW copies.
+// reorders. Element (n, c, h, w) of a held buffer of C channels is at
+// ((n * C/B + c/B) * H * W + h * W + w) * B + c % B, B = du::HeldBlock(C):
+// each output position is the max or mean of whole runs of B channels,
+// which the loops take as vectors. The same loops serve every shape, where
+// a oneDNN pooling primitive is generated per shape (0.05 ms, each time a
+// model meets a new input size). Max keeps the first tap's NaN, as the
+// reference loop does.
 template <PoolKind kKind>
 void BlockedPoolForward(KernelCtx& k, const PoolAttrs& a) {
-  if (k.output(0).empty()) return;
+  const Tensor& y = k.output(0);
+  if (y.empty()) return;
   constexpr bool kMaxKind = kKind == PoolKind::kMax;
-  ops::Window w = KernelWindow(kMaxKind ? "MaxPool" : "AveragePool", k, a);
-  const std::optional<dnnl::algorithm> alg =
-      kMaxKind ? dnnl::algorithm::pooling_max : AvgPoolAlgorithm(w, a);
-  if (alg && PoolFast(k, w, *alg, true)) return;
-  const Tensor x = du::Unblock(k.input(0), false);
-  const Tensor y(k.output(0).shape(), k.output(0).dtype());
-  PoolLoop<float, kKind>(x, y, nullptr, w, a.count_include_pad != 0, false);
-  cpu::ConvertCopy(du::Unblock(y, true), k.output(0));
+  const Tensor x = k.input(0).Contiguous();
+  const ops::Geo3 g = ops::To3(KernelWindow(kMaxKind ? "MaxPool" : "AveragePool", k, a));
+  const AxisTaps th = Taps(g, 1), tw = Taps(g, 2);
+  const int64_t bk = du::HeldBlock(x.dim(1)), planes = x.dim(0) * (x.dim(1) / bk);
+  const int64_t in_h = g.in[1], in_w = g.in[2], out_h = g.out[1], out_w = g.out[2];
+  const float* xp = x.data<float>();
+  float* yp = static_cast<float*>(y.raw_data());
+  // Output row r of plane p: positions [ow, ow + N).
+  const auto positions = [&]<int N>(int64_t r, int64_t ow) {
+    const int64_t p = r / out_h, oh = r % out_h, i0 = th.lo[oh], ni = th.hi[oh] - i0;
+    const int64_t j0 = tw.lo[ow], ih = oh * g.s[1] - g.pb[1] + i0 * g.d[1],
+                  iw = ow * g.s[2] - g.pb[2] + j0 * g.d[2];
+    float* out = yp + (r * out_w + ow) * bk;
+    HeldPoolPositions<kKind, N>(out, bk, xp + ((p * in_h + ih) * in_w + iw) * bk, g.s[2] * bk, ni,
+                                tw.hi[ow] - j0, g.d[1] * in_w * bk, g.d[2] * bk);
+    if constexpr (!kMaxKind)
+      for (int n = 0; n < N; ++n) {
+        const float count =
+            static_cast<float>(a.count_include_pad ? th.padded[oh] * tw.padded[ow + n]
+                                                   : ni * (tw.hi[ow + n] - tw.lo[ow + n]));
+        for (int64_t l = 0; l < bk; ++l) out[n * bk + l] /= count;
+      }
+  };
+  const int64_t row = std::max<int64_t>(1, out_w * bk * g.k[1] * g.k[2]);
+  ParallelFor(0, planes * out_h, std::max<int64_t>(1, kSerialBytes / 4 / row),
+              [&](int64_t lo, int64_t hi) {
+                for (int64_t r = lo; r < hi; ++r)
+                  for (int64_t ow = 0; ow < out_w;) {
+                    // Four positions at once where their taps are alike.
+                    if (ow + 4 <= out_w && tw.lo[ow] == tw.lo[ow + 3] &&
+                        tw.hi[ow] == tw.hi[ow + 3] && tw.padded[ow] == tw.padded[ow + 3]) {
+                      positions.template operator()<4>(r, ow);
+                      ow += 4;
+                    } else {
+                      positions.template operator()<1>(r, ow++);
+                    }
+                  }
+              });
 }
 
 // ---- global pooling ---------------------------------------------------------

@@ -615,6 +615,10 @@ def _csp_block(pool, c=32):
                       pads=[1, 1, 1, 1], count_include_pad=1), "BlockedAveragePool"),
     (helper.make_node("AveragePool", ["c1"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
                       ceil_mode=1), "BlockedAveragePool"),
+    (helper.make_node("AveragePool", ["c1"], ["p"], kernel_shape=[3, 3], pads=[1, 0, 2, 1]),
+     "BlockedAveragePool"),
+    (helper.make_node("MaxPool", ["c1"], ["p"], kernel_shape=[2, 3], pads=[1, 1, 1, 1],
+                      dilations=[2, 1]), "BlockedMaxPool"),
 ])
 def test_blocked_values_flow_through_pools_splits_and_concats(pool, blocked):
     model = _csp_block(pool)
