@@ -31,11 +31,11 @@ constexpr int kTile = kLanes == 16 ? 12 : 6;
 
 // Output columns [ow0, ow0 + T) of row oh of image n, for the NB output
 // channel blocks from block ob: T x NB vectors of sums kept in registers
-// over every input channel and tap, then bias, z, the epilogue. kEdge: some
-// of the columns' taps fall in the padding (read as zeros). kStep: the
+// over every input channel and tap, then bias, z, the epilogue. Every tap
+// of these columns is inside the input's width (WidthPadded). kStep: the
 // floats between two columns' inputs when the build knows it (the blocked
 // or plain layout at stride 1), else 0 (a.xl.s_w * a.stride_w).
-template <int NB, int T, bool kEdge, int kStep>
+template <int NB, int T, int kStep>
 void Tile(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow0) {
   const ConvLayout& l = a.xl;
   const float* xn = a.x + n * l.s_n;
@@ -46,18 +46,8 @@ void Tile(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow
     const int64_t ih = oh * a.stride_h - a.pad_t + i * a.dilation_h;
     if (ih < 0 || ih >= a.h_in) continue;
     for (int64_t j = 0; j < a.kw; ++j) {
-      const int64_t iw0 = ow0 * a.stride_w - a.pad_l + j * a.dilation_w;
-      // Edge columns read column 0 times zero where their tap is padding.
-      int64_t off[T];
-      float keep[T];
-      for (int t = 0; t < T; ++t) {
-        const int64_t iw = iw0 + t * a.stride_w;
-        const bool inside = !kEdge || (iw >= 0 && iw < a.w_in);
-        off[t] = inside ? iw * l.s_w : 0;
-        keep[t] = inside ? 1.f : 0.f;
-      }
       const float* wp = a.w + ob * per_block + (i * a.kw + j) * a.c_in * kLanes;
-      const float* xb = xn + ih * l.s_h + (kEdge ? 0 : iw0 * l.s_w);
+      const float* xb = xn + ih * l.s_h + (ow0 * a.stride_w - a.pad_l + j * a.dilation_w) * l.s_w;
       for (int64_t c0 = 0; c0 < a.c_in; c0 += l.block, xb += l.s_block) {
         const float* xc = xb;
         for (int64_t c = c0, end = std::min(a.c_in, c0 + l.block); c < end;
@@ -65,7 +55,7 @@ void Tile(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow
           Vec w[NB];
           for (int b = 0; b < NB; ++b) w[b] = Load(wp + b * per_block);
           for (int t = 0; t < T; ++t) {
-            const float v = kEdge ? xc[off[t]] * keep[t] : xc[t * step];
+            const float v = xc[t * step];
             for (int b = 0; b < NB; ++b) acc[b][t] += v * w[b];
           }
         }
@@ -102,35 +92,17 @@ void Tile(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow
   }
 }
 
-// A tile of T columns from ow, an edge tile when any of its columns reads
-// padding (first: the first column that does not, stop: the first after
-// them that does).
-template <int NB, int T, int kStep>
-void TileAt(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow, int64_t first,
-            int64_t stop) {
-  if (ow < first || ow + T > stop)
-    Tile<NB, T, true, kStep>(a, n, ob, oh, ow);
-  else
-    Tile<NB, T, false, kStep>(a, n, ob, oh, ow);
-}
-
 // One output row of NB channel blocks, in tiles of kTile columns, then of
 // 8, 4, 2 and 1 for the rest.
 template <int NB, int kStep>
 void Row(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh) {
-  const int64_t reach = (a.kw - 1) * a.dilation_w;
-  const int64_t first = std::min(a.w_out, (a.pad_l + a.stride_w - 1) / a.stride_w);
-  const int64_t last_in = a.w_in - 1 - reach + a.pad_l;  // the last column's ow * stride_w
-  const int64_t stop =
-      std::clamp<int64_t>(last_in < 0 ? 0 : last_in / a.stride_w + 1, first, a.w_out);
   int64_t ow = 0;
-  for (; ow + kTile <= a.w_out; ow += kTile)
-    TileAt<NB, kTile, kStep>(a, n, ob, oh, ow, first, stop);
+  for (; ow + kTile <= a.w_out; ow += kTile) Tile<NB, kTile, kStep>(a, n, ob, oh, ow);
   if constexpr (kTile > 8)
-    if (ow + 8 <= a.w_out) TileAt<NB, 8, kStep>(a, n, ob, oh, ow, first, stop), ow += 8;
-  if (ow + 4 <= a.w_out) TileAt<NB, 4, kStep>(a, n, ob, oh, ow, first, stop), ow += 4;
-  if (ow + 2 <= a.w_out) TileAt<NB, 2, kStep>(a, n, ob, oh, ow, first, stop), ow += 2;
-  if (ow < a.w_out) TileAt<NB, 1, kStep>(a, n, ob, oh, ow, first, stop);
+    if (ow + 8 <= a.w_out) Tile<NB, 8, kStep>(a, n, ob, oh, ow), ow += 8;
+  if (ow + 4 <= a.w_out) Tile<NB, 4, kStep>(a, n, ob, oh, ow), ow += 4;
+  if (ow + 2 <= a.w_out) Tile<NB, 2, kStep>(a, n, ob, oh, ow), ow += 2;
+  if (ow < a.w_out) Tile<NB, 1, kStep>(a, n, ob, oh, ow);
 }
 
 template <int NB>
@@ -139,6 +111,40 @@ void RowOf(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh) {
   if (step == kLanes) return Row<NB, kLanes>(a, n, ob, oh);
   if (step == 1) return Row<NB, 1>(a, n, ob, oh);
   Row<NB, 0>(a, n, ob, oh);
+}
+
+// x copied with its rows widened to every column the taps reach, the
+// padding columns zero, in x's layout with whole blocks (`into` holds the
+// copy): the tiles then read every tap without a bounds check. The copy
+// costs a pass over x; tiles that masked the padding took a third more time
+// at widths of 32.
+DirectConvArgs WidthPadded(const DirectConvArgs& a, Tensor& into) {
+  const int64_t reach = (a.w_out - 1) * a.stride_w + (a.kw - 1) * a.dilation_w + 1;
+  if (a.pad_l == 0 && reach <= a.w_in) return a;
+  const ConvLayout& l = a.xl;
+  const int64_t block = l.block, blocks = (a.c_in + block - 1) / block, width = reach;
+  const ConvLayout p{block, a.h_in * width * block,         1, width * block,
+                     block, blocks * a.h_in * width * block};
+  into = Tensor({a.n * p.s_n}, DType::kFloat32);
+  float* dst = static_cast<float*>(into.raw_data());
+  const int64_t row = a.w_in * block, left = a.pad_l * block;
+  ParallelFor(0, a.n * blocks * a.h_in, std::max<int64_t>(1, kSerialBytes / 4 / (width * block)),
+              [&](int64_t lo, int64_t hi) {
+                for (int64_t r = lo; r < hi; ++r) {
+                  const int64_t h = r % a.h_in, cb = r / a.h_in % blocks, n = r / a.h_in / blocks;
+                  const float* src = a.x + n * l.s_n + cb * l.s_block + h * l.s_h;
+                  float* out = dst + r * width * block;
+                  std::fill_n(out, left, 0.f);
+                  std::copy_n(src, std::min(row, width * block - left), out + left);
+                  std::fill(out + std::min(left + row, width * block), out + width * block, 0.f);
+                }
+              });
+  DirectConvArgs padded = a;
+  padded.x = dst;
+  padded.xl = p;
+  padded.w_in = width;
+  padded.pad_l = 0;
+  return padded;
 }
 
 }  // namespace
@@ -170,7 +176,8 @@ void DirectConv(const DirectConvArgs& args) {
   // The bias padded to whole blocks (zeros without one).
   std::vector<float> bias(blocks * kLanes, 0.f);
   if (args.bias) std::copy(args.bias, args.bias + args.c_out, bias.begin());
-  DirectConvArgs a = args;
+  Tensor padding;
+  DirectConvArgs a = WidthPadded(args, padding);
   a.bias = bias.data();
   // A thread takes rows of at least 2^16 multiply-adds in all.
   const int64_t row_macs = std::max<int64_t>(1, a.w_out * nb * kLanes * a.c_in * a.kh * a.kw);

@@ -16,7 +16,9 @@ namespace singa::cpu {
 
 // Where element (c, h, w) of one image is: (c / block) * s_block +
 // (c % block) * s_inner + h * s_h + w * s_w floats from the image's start,
-// the images s_n apart.
+// the images s_n apart. A block's row (its channels over the columns) is
+// dense: block 1 and s_w 1 (NCHW), or s_inner 1 and s_w = block (nChw<B>c,
+// channels-last).
 struct ConvLayout {
   int64_t block, s_block, s_inner, s_h, s_w, s_n;
 };
