@@ -74,20 +74,20 @@ std::shared_ptr<MatMulPrim> GetPrim(const Tensor& a, const Tensor& b, const Tens
   });
 }
 
-// oneDNN's sgemm for a single f32 matrix product, where each operand has a
-// unit stride along one matrix dimension. Returns false where it does not apply.
-// NOTE: sgemm's kernels are made once per process, a matmul primitive's for
-// each shape (0.1 ms): a CRNN called on text lines of every width made an
-// LSTM projection and a classifier primitive for each width. Measured
-// against the primitive (brgemm, or inner product on packed weights) on 2
-// threads, sgemm was as fast or faster at every size tried, from 2x8x8 and
-// 94x128x37 (6.1 us against 7.1) to 1x1024x1024 (36 us against 71) and
-// 512x768x3072 (5.19 ms against 5.24).
+// oneDNN's sgemm for a single f32 matrix product of more than 2^24
+// multiply-adds, where each operand has a unit stride along one matrix
+// dimension. Returns false where it does not apply.
+// NOTE: measured against the matmul primitive (brgemm) at 1024-2048 square on
+// 2 threads, sgemm was 5-15% faster, and as fast or faster down to 2x8x8.
+// But its first call in a process generates its kernels (22 ms), where a
+// primitive costs about 0.1 ms a shape: a model's first run in a fresh
+// process (a CRNN's 6 ms) would carry them.
 bool Sgemm(const Tensor& a, const Tensor& b, const Tensor& y, float alpha, float beta) {
   if (y.dtype() != DType::kFloat32 || y.ndim() != 2 || a.ndim() != 2 || b.ndim() != 2 ||
       !y.is_contiguous())
     return false;
   const int64_t m = y.shape()[0], n = y.shape()[1], k = a.shape()[1];
+  if (m * n * k <= (int64_t{1} << 24)) return false;
   auto layout = [](const Tensor& t, char& trans, int64_t& ld) {
     if (t.strides()[1] == 1 && t.strides()[0] >= t.shape()[1]) {
       trans = 'N';
@@ -116,14 +116,6 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha, 
   if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kBFloat16) return false;
   if (y.numel() == 0 || a.shape().back() == 0 || y.ndim() > 12) return false;
   if (Sgemm(a, b, y, alpha, beta)) return true;
-  // A dense batch times one matrix is one product of the batch's rows.
-  if (b.ndim() >= 2 && a.ndim() > 2 && y.ndim() == a.ndim() && a.is_contiguous() &&
-      y.is_contiguous() && b.numel() == b.dim(-2) * b.dim(-1)) {
-    const int64_t k = a.shape().back(), n = y.shape().back();
-    if (Sgemm(a.Reshape({a.numel() / k, k}), b.Reshape({b.dim(-2), b.dim(-1)}),
-              y.Reshape({y.numel() / n, n}), alpha, beta))
-      return true;
-  }
   Tensor da = SimplyStrided(a) ? a : a.Contiguous();
   Tensor db = SimplyStrided(b) ? b : b.Contiguous();
   std::shared_ptr<MatMulPrim> p = GetPrim(da, db, y, alpha, beta);
@@ -266,10 +258,6 @@ bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tens
     return false;
   const int64_t m = y.dim(0), n = y.dim(1), k = a.dim(1);
   if (m == 0 || n == 0 || k == 0 || m * n * k > (int64_t{1} << 24)) return false;
-  if (dt == DType::kFloat32) {  // sgemm: no primitive per shape (Sgemm's note)
-    if (bias.defined()) Tensor(y).CopyFrom(bias.Reshape({1, n}).BroadcastTo(y.shape()));
-    if (Sgemm(a, w.Transpose(), y, 1.f, bias.defined() ? 1.f : 0.f)) return true;
-  }
   const Tensor da = a.is_contiguous() ? a : a.Contiguous();
   std::string key = "Linear;";
   dnnl_util::AppendKey(key, da);

@@ -13,8 +13,8 @@
 namespace singa::cpu {
 
 // oneDNN's matmul (f32, f16, bf16): y = alpha * (a @ b) + beta * y, so the
-// caller pre-fills y with a broadcast c when beta != 0. A f32 product of one
-// matrix, or of a dense batch by one matrix, runs oneDNN's sgemm. Returns false, having
+// caller pre-fills y with a broadcast c when beta != 0. A f32 matrix product
+// of more than 2^24 multiply-adds runs oneDNN's sgemm. Returns false, having
 // written nothing, where oneDNN has no optimized kernel for these
 // dtypes/strides (the caller then runs MatMulLoops). Inputs described by
 // their strides when oneDNN accepts them, else copied dense.
@@ -23,13 +23,11 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha =
 
 // y = a @ w^T + bias for a [M, K], w [N, K] (any strides: Gemm's B with
 // transB, else B transposed) and bias [N] (or undefined), all of y's dtype
-// (f32, f16, bf16). f32 runs oneDNN's sgemm where the strides allow it;
-// f16 and bf16 oneDNN's inner product, with w packed into the layout it
+// (f32, f16, bf16): oneDNN's inner product, with w packed into the layout it
 // wants once per weight block and version (dnnl_util::PackedWeights), where
 // the matmul primitive would re-read a transposed B on every call. For
 // products up to 2^24 multiply-adds (above them DnnlMatMul's sgemm is
-// faster). Returns false where it does not apply, having written nothing
-// but (f32 with a bias) the bias into y.
+// faster). Returns false, having written nothing, where it does not apply.
 bool DnnlLinear(const Tensor& a, const Tensor& w, const Tensor& bias, const Tensor& y);
 
 // w [N, K] (float32, any strides: Gemm's B with transB, else B transposed;
