@@ -65,15 +65,16 @@ void MatMulReference(KernelCtx& k, const NoAttrs&) {
 void MatMulForward(KernelCtx& k, const NoAttrs&) {
   Operands o = Prepare(k);
   if (o.y.numel() == 0) return;
-  // A float32 product of a few rows by a parameter, or a small one (B is
-  // then packed on each call): cpu::PanelMatMul, as Gemm's.
-  if (o.y.ndim() == 2 && o.y.dtype() == DType::kFloat32 && o.a.is_contiguous() &&
-      o.y.is_contiguous()) {
-    const int64_t m = o.y.dim(0), kk = o.a.dim(1), n = o.y.dim(1);
-    if (kk > 0 &&
-        (o.b.stores_grad() ? cpu::PanelMatMulFits(m, kk, n) : m * kk * n <= (int64_t{1} << 16))) {
-      cpu::PanelMatMul(o.a.data<float>(), cpu::PanelWeights(o.b.Transpose()), nullptr,
-                       o.y.data<float>(), m, kk, n);
+  // A float32 product of rows by a parameter (a dense batch of them by one
+  // matrix: its rows), or a small one (B is then packed on each call):
+  // cpu::PanelMatMul, as Gemm's.
+  const int64_t kk = o.a.shape().back(), n = o.y.shape().back();
+  if (o.y.dtype() == DType::kFloat32 && o.a.is_contiguous() && o.y.is_contiguous() && kk > 0 &&
+      o.b.numel() == kk * n) {
+    const int64_t m = o.y.numel() / n;
+    if (o.b.stores_grad() ? cpu::PanelMatMulFits(m, kk, n) : m * kk * n <= (int64_t{1} << 16)) {
+      cpu::PanelMatMul(o.a.data<float>(), cpu::PanelWeights(o.b.Reshape({kk, n}).Transpose()),
+                       nullptr, o.y.data<float>(), m, kk, n);
       return;
     }
   }
