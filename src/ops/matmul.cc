@@ -72,7 +72,9 @@ void MatMulForward(KernelCtx& k, const NoAttrs&) {
   if (o.y.dtype() == DType::kFloat32 && o.a.is_contiguous() && o.y.is_contiguous() && kk > 0 &&
       o.b.numel() == kk * n) {
     const int64_t m = o.y.numel() / n;
-    if (o.b.stores_grad() ? cpu::PanelMatMulFits(m, kk, n) : m * kk * n <= (int64_t{1} << 16)) {
+    // (o.b is a view when it was broadcast to A's rank: the input tells.)
+    const bool param = k.input(1).stores_grad();
+    if (param ? cpu::PanelMatMulFits(m, kk, n) : m * kk * n <= (int64_t{1} << 16)) {
       cpu::PanelMatMul(o.a.data<float>(), cpu::PanelWeights(o.b.Reshape({kk, n}).Transpose()),
                        nullptr, o.y.data<float>(), m, kk, n);
       return;

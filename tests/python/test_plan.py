@@ -501,6 +501,30 @@ def test_a_plan_runs_its_convolutions_in_the_direct_kernel_while_they_rent(monke
         assert (kernels == {"singa:direct_conv"}) == (rent != "0"), kernels
 
 
+def test_a_sequence_head_runs_no_onednn_kernel_made_per_length():
+    """A CRNN's head, x[T, 1, 128] @ W[128, 37] + b -> Softmax, at each new
+    sequence length T: the product by the weight (a broadcast batch's rows)
+    and the row softmax run singa's loops, which serve every length, not a
+    oneDNN primitive generated for each."""
+    rng = np.random.default_rng(8)
+    inits = [numpy_helper.from_array((rng.standard_normal((128, 37)) * 0.1).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal(37).astype(np.float32), "b")]
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["m"], name="matmul"),
+             helper.make_node("Add", ["m", "b"], ["a"], name="add"),
+             helper.make_node("Softmax", ["a"], ["y"], name="softmax", axis=2)]
+    graph = helper.make_graph(
+        nodes, "head", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["T", 1, 128])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    rep = sonnx.prepare(model)
+    for t in (33, 57, 90):
+        x = rng.standard_normal((t, 1, 128)).astype(np.float32)
+        p = rep.profile([x])
+        np.testing.assert_allclose(_np(p.outputs)[0], _ort(model, x), rtol=RTOL, atol=ATOL)
+        kernels = {n["name"]: n["kernels"] for n in p.nodes}
+        assert kernels["matmul"] == [] and kernels["softmax"] == [], kernels
+
+
 def _mobile_block(ci=16, c=32):
     """x[N,ci,8,8] -> Conv ci->c + BN + Clip -> depthwise 3x3 + Clip -> 1x1 c->c (+ the
     first conv's result) -> Relu -> GlobalAveragePool: the activations stay blocked
