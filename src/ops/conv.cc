@@ -575,9 +575,13 @@ struct ConvEntry {
 };
 
 // Whether cpu::DirectConv computes this convolution: float32, 2-D,
-// ungrouped, Z (if any) held as Y is.
+// ungrouped, or depthwise between held layouts of whole vectors of
+// channels; Z (if any) held as Y is.
 bool DirectConvFits(const KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
-  return k.input(0).dtype() == DType::kFloat32 && win.nd == 2 && a.group == 1 &&
+  const int64_t c = k.input(0).dim(1);
+  const bool depthwise = a.group == c && k.input(1).dim(0) == c && (a.blocked & kBlockedX) &&
+                         (a.blocked & kBlockedY) && du::HeldBlock(c) % cpu::DirectConvLanes() == 0;
+  return k.input(0).dtype() == DType::kFloat32 && win.nd == 2 && (a.group == 1 || depthwise) &&
          (!k.has_input(3) || !(a.blocked & kBlockedZ) == !(a.blocked & kBlockedY));
 }
 
@@ -616,11 +620,10 @@ void RunDirectConv(KernelCtx& k, const ConvAttrs& a, const ops::Window& win) {
                            win.dilation[1],
                            win.pad_begin[0],
                            win.pad_begin[1],
-                           {}};
-  if (!a.activation.empty())
-    args.epilogue = [&a](float* v, int64_t n) {
-      ops::ApplyFusedActivation(v, n, a.activation, a.alpha, a.beta);
-    };
+                           a.group > 1,
+                           ops::ParseFusedActivation(a.activation),
+                           a.alpha,
+                           a.beta};
   cpu::DirectConv(args);
   NoteKernel("singa:direct_conv");
 }
@@ -694,10 +697,13 @@ void ConvForward(KernelCtx& k, const ConvAttrs& a) {
     key += (k.has_input(3) ? ";z;" : ";;") + a.activation + ";" + std::to_string(a.alpha) + ";" +
            std::to_string(a.beta);
   }
-  // Only held-layout convolutions rent: the others make their primitive at once.
+  // Only held-layout convolutions rent: the others make their primitive at
+  // once. A depthwise one rents a quarter as long: its primitive is cheaper
+  // to make (0.08 ms against 0.2) and DirectConv's loops slower against it
+  // (1.3-2x, where an ungrouped 3x3 layer is at 1.0-1.1x).
   const auto entry = du::Cached<ConvEntry>(key, [&] {
     ConvEntry e;
-    e.rent_ms = a.blocked ? RentMs() : 0;
+    e.rent_ms = !a.blocked ? 0 : a.group > 1 ? RentMs() / 4 : RentMs();
     return e;
   });
   if (k.state) *k.state = std::make_shared<ConvState>(ConvState{threads, win, false, key, entry});

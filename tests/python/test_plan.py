@@ -439,30 +439,32 @@ def test_fused_conv_reads_and_writes_blocked_layouts(reference, bits, c, m):
                                atol=1e-5)
 
 
-@pytest.mark.parametrize("c,m,hw,k,stride,dilation,pads", [
-    (3, 32, (9, 30), 3, 1, 1, [1, 1, 1, 1]),     # NCHW input (a first layer)
-    (32, 64, (5, 17), 3, 1, 1, [1, 1, 1, 1]),    # nChw16c in and out, tiles and edges
-    (16, 32, (11, 13), 3, 2, 1, [0, 1, 2, 1]),   # stride 2, unequal pads
-    (16, 16, (7, 9), 3, 1, 2, [2, 2, 2, 2]),     # dilation
-    (10, 32, (6, 40), 1, 1, 1, [0, 0, 0, 0]),    # channels-last input, 1x1
-    (32, 32, (3, 3), 5, 1, 1, [1, 1, 1, 1]),     # every column reads padding
-    (16, 32, (4, 2), 3, 1, 1, [1, 3, 1, 3]),     # wider padding than input
-    (16, 24, (6, 14), 3, 1, 1, [1, 1, 1, 1]),    # a last block of 8 channels
+@pytest.mark.parametrize("c,m,hw,k,stride,dilation,pads,group", [
+    (3, 32, (9, 30), 3, 1, 1, [1, 1, 1, 1], 1),     # NCHW input (a first layer)
+    (32, 64, (5, 17), 3, 1, 1, [1, 1, 1, 1], 1),    # nChw16c in and out
+    (16, 32, (11, 13), 3, 2, 1, [0, 1, 2, 1], 1),   # stride 2, unequal pads
+    (16, 16, (7, 9), 3, 1, 2, [2, 2, 2, 2], 1),     # dilation
+    (10, 32, (6, 40), 1, 1, 1, [0, 0, 0, 0], 1),    # channels-last input, 1x1
+    (32, 32, (3, 3), 5, 1, 1, [1, 1, 1, 1], 1),     # every column reads padding
+    (16, 32, (4, 2), 3, 1, 1, [1, 3, 1, 3], 1),     # wider padding than input
+    (16, 24, (6, 14), 3, 1, 1, [1, 1, 1, 1], 1),    # a last block of 8 channels
+    (32, 32, (9, 21), 3, 1, 1, [1, 1, 1, 1], 32),   # depthwise
+    (48, 48, (10, 11), 5, 2, 1, [2, 1, 2, 2], 48),  # depthwise, stride 2, unequal pads
 ])
 @pytest.mark.parametrize("y_held", [True, False])
 @pytest.mark.parametrize("act,alpha,beta,with_z", [("Relu", 0.0, 0.0, True),
                                                    ("Clip", -0.2, 0.3, False),
                                                    ("Swish", 0.0, 0.0, True)])
 def test_held_layout_convolutions_rent_the_direct_kernel_then_buy_onednn(
-        monkeypatch, c, m, hw, k, stride, dilation, pads, y_held, act, alpha, beta, with_z):
+        monkeypatch, c, m, hw, k, stride, dilation, pads, group, y_held, act, alpha, beta, with_z):
     """A FusedConv of held layouts runs cpu::DirectConv until it has run
     SINGA_CONV_RENT_MS, then a oneDNN primitive: both give Conv's numbers plus
     Z and the activation, whichever of X and Y (and Z, as Y) are held. Batch 1
     rents for good, batch 2 buys at once."""
     from singa import _singa
     rng = np.random.default_rng(7)
-    geo = {"pads": pads, "strides": [stride] * 2, "dilations": [dilation] * 2}
-    w = (rng.standard_normal((m, c, k, k)) * 0.2).astype(np.float32)
+    geo = {"pads": pads, "strides": [stride] * 2, "dilations": [dilation] * 2, "group": group}
+    w = (rng.standard_normal((m, c // group, k, k)) * 0.2).astype(np.float32)
     b = rng.standard_normal(m).astype(np.float32)
     # X held, but the first layer's; Z as Y.
     bits = (0 if c == 3 else 1) | (6 if y_held and with_z else 2 if y_held else 0)

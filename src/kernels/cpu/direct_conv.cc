@@ -29,6 +29,40 @@ inline void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 // the registers (32 with AVX-512, 16 with AVX2).
 constexpr int kTile = kLanes == 16 ? 12 : 6;
 
+// Output columns [ow0, ow0 + T) of row oh of image n for the channels from
+// c0 (a vector of them, fewer in a last block): sums + bias + z, the
+// activation, stored in y's layout.
+template <int T>
+void StoreColumns(const DirectConvArgs& a, const Vec (&acc)[T], int64_t n, int64_t c0, int64_t oh,
+                  int64_t ow0) {
+  const ConvLayout& yl = a.yl;
+  float* yn = a.y + n * yl.s_n;
+  const float* zn = a.z ? a.z + n * yl.s_n : nullptr;
+  const int64_t lanes = std::min<int64_t>(kLanes, a.c_out - c0);
+  const auto at = [&](int64_t c, int64_t t) {
+    return (c / yl.block) * yl.s_block + (c % yl.block) * yl.s_inner + oh * yl.s_h +
+           (ow0 + t) * yl.s_w;
+  };
+  const Vec bias = Load(a.bias + c0);
+  // Dense: the channels are one vector at each column (nChw<B>c,
+  // channels-last), finished in registers; else (NCHW, a last block of
+  // fewer channels) one by one.
+  if (lanes == kLanes && yl.s_inner == 1 && c0 % yl.block + kLanes <= yl.block) {
+    for (int t = 0; t < T; ++t) {
+      const Vec z = zn ? Load(zn + at(c0, t)) : Vec{};
+      Store(yn + at(c0, t), Activate(acc[t] + bias + z, a.act, a.alpha, a.beta));
+    }
+    return;
+  }
+  float out[T][kLanes];
+  for (int t = 0; t < T; ++t) Store(out[t], acc[t] + bias);
+  for (int64_t l = 0; l < lanes; ++l)
+    for (int t = 0; t < T; ++t) {
+      const float z = zn ? zn[at(c0 + l, t)] : 0.f;
+      yn[at(c0 + l, t)] = Activate(out[t][l] + z, a.act, a.alpha, a.beta);
+    }
+}
+
 // Output columns [ow0, ow0 + T) of row oh of image n, for the NB output
 // channel blocks from block ob: T x NB vectors of sums kept in registers
 // over every input channel and tap, then bias, z, the epilogue. Every tap
@@ -62,34 +96,7 @@ void Tile(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow
       }
     }
   }
-  const ConvLayout& yl = a.yl;
-  float* yn = a.y + n * yl.s_n;
-  const float* zn = a.z ? a.z + n * yl.s_n : nullptr;
-  for (int b = 0; b < NB; ++b) {
-    const int64_t c0 = (ob + b) * kLanes, lanes = std::min<int64_t>(kLanes, a.c_out - c0);
-    const auto at = [&](int64_t c, int64_t t) {
-      return (c / yl.block) * yl.s_block + (c % yl.block) * yl.s_inner + oh * yl.s_h +
-             (ow0 + t) * yl.s_w;
-    };
-    const Vec bias = Load(a.bias + c0);
-    float out[T][kLanes];
-    for (int t = 0; t < T; ++t) Store(out[t], acc[b][t] + bias);
-    // Dense: the block's channels are one vector at each column (nChw<B>c,
-    // channels-last); else (NCHW, a last block of fewer channels) one by one.
-    const bool dense = lanes == kLanes && yl.s_inner == 1 && c0 % yl.block + kLanes <= yl.block;
-    if (zn && dense)
-      for (int t = 0; t < T; ++t) Store(out[t], Load(out[t]) + Load(zn + at(c0, t)));
-    if (zn && !dense)
-      for (int64_t l = 0; l < lanes; ++l)
-        for (int t = 0; t < T; ++t) out[t][l] += zn[at(c0 + l, t)];
-    if (a.epilogue) a.epilogue(&out[0][0], T * kLanes);
-    if (dense) {
-      for (int t = 0; t < T; ++t) std::memcpy(yn + at(c0, t), out[t], sizeof(Vec));
-    } else {
-      for (int64_t l = 0; l < lanes; ++l)
-        for (int t = 0; t < T; ++t) yn[at(c0 + l, t)] = out[t][l];
-    }
-  }
+  for (int b = 0; b < NB; ++b) StoreColumns<T>(a, acc[b], n, (ob + b) * kLanes, oh, ow0);
 }
 
 // One output row of NB channel blocks, in tiles of kTile columns, then of
@@ -111,6 +118,49 @@ void RowOf(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh) {
   if (step == kLanes) return Row<NB, kLanes>(a, n, ob, oh);
   if (step == 1) return Row<NB, 1>(a, n, ob, oh);
   Row<NB, 0>(a, n, ob, oh);
+}
+
+// A depthwise tile: output columns [ow0, ow0 + T) of row oh of image n for
+// the channels from c0, each its own input channel's taps: vectors of
+// channels (x's blocks a multiple of the vector, their channels adjacent)
+// times the taps' weight vectors. kEdge: taps outside the input's width are
+// skipped (T 1); DepthwiseRow calls tiles whose taps are all inside.
+template <int T, bool kEdge>
+void DepthwiseTile(const DirectConvArgs& a, int64_t n, int64_t c0, int64_t oh, int64_t ow0) {
+  const ConvLayout& l = a.xl;
+  const float* xc = a.x + n * l.s_n + (c0 / l.block) * l.s_block + c0 % l.block;
+  const int64_t step = a.stride_w * l.s_w;
+  const float* wc = a.w + (c0 / kLanes) * a.kh * a.kw * kLanes;  // DirectConvWeights, C = 1
+  Vec acc[T] = {};
+  for (int64_t i = 0; i < a.kh; ++i) {
+    const int64_t ih = oh * a.stride_h - a.pad_t + i * a.dilation_h;
+    if (ih < 0 || ih >= a.h_in) continue;
+    for (int64_t j = 0; j < a.kw; ++j) {
+      const int64_t iw = ow0 * a.stride_w - a.pad_l + j * a.dilation_w;
+      if (kEdge && (iw < 0 || iw >= a.w_in)) continue;
+      const Vec w = Load(wc + (i * a.kw + j) * kLanes);
+      const float* xr = xc + ih * l.s_h + iw * l.s_w;
+      for (int t = 0; t < T; ++t) acc[t] += Load(xr + t * step) * w;
+    }
+  }
+  StoreColumns<T>(a, acc, n, c0, oh, ow0);
+}
+
+// The columns whose taps fall inside the input's width in tiles of 8, the
+// others one at a time with their taps checked: a depthwise tile's work is
+// too small to pay for a widened copy of the input.
+void DepthwiseRow(const DirectConvArgs& a, int64_t n, int64_t c0, int64_t oh) {
+  const int64_t reach = (a.kw - 1) * a.dilation_w;
+  const int64_t first = std::min(a.w_out, (a.pad_l + a.stride_w - 1) / a.stride_w);
+  const int64_t last_in = a.w_in - 1 - reach + a.pad_l;  // the last inside column's ow * stride_w
+  const int64_t stop =
+      std::clamp<int64_t>(last_in < 0 ? 0 : last_in / a.stride_w + 1, first, a.w_out);
+  int64_t ow = 0;
+  for (; ow < first; ++ow) DepthwiseTile<1, true>(a, n, c0, oh, ow);
+  for (; ow + 16 <= stop; ow += 16) DepthwiseTile<16, false>(a, n, c0, oh, ow);
+  for (; ow + 4 <= stop; ow += 4) DepthwiseTile<4, false>(a, n, c0, oh, ow);
+  for (; ow < stop; ++ow) DepthwiseTile<1, false>(a, n, c0, oh, ow);
+  for (; ow < a.w_out; ++ow) DepthwiseTile<1, true>(a, n, c0, oh, ow);
 }
 
 // x copied with its rows widened to every column the taps reach, the
@@ -170,6 +220,8 @@ const float* DirectConvWeights(const Tensor& w) {
       dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, pack).get_data_handle());
 }
 
+int64_t DirectConvLanes() { return kLanes; }
+
 void DirectConv(const DirectConvArgs& args) {
   const int64_t blocks = (args.c_out + kLanes - 1) / kLanes, nb = blocks % 2 == 0 ? 2 : 1,
                 groups = blocks / nb;
@@ -177,8 +229,18 @@ void DirectConv(const DirectConvArgs& args) {
   std::vector<float> bias(blocks * kLanes, 0.f);
   if (args.bias) std::copy(args.bias, args.bias + args.c_out, bias.begin());
   Tensor padding;
-  DirectConvArgs a = WidthPadded(args, padding);
+  DirectConvArgs a = args.depthwise ? args : WidthPadded(args, padding);
   a.bias = bias.data();
+  if (a.depthwise) {
+    const int64_t row = std::max<int64_t>(1, a.w_out * kLanes * a.kh * a.kw);
+    ParallelFor(0, a.n * blocks * a.h_out, std::max<int64_t>(1, (int64_t{1} << 14) / row),
+                [&](int64_t lo, int64_t hi) {
+                  for (int64_t r = lo; r < hi; ++r)
+                    DepthwiseRow(a, r / a.h_out / blocks, r / a.h_out % blocks * kLanes,
+                                 r % a.h_out);
+                });
+    return;
+  }
   // A thread takes rows of at least 2^16 multiply-adds in all.
   const int64_t row_macs = std::max<int64_t>(1, a.w_out * nb * kLanes * a.c_in * a.kh * a.kw);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_macs);

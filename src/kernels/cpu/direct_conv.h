@@ -1,5 +1,5 @@
-// A float32 2-D ungrouped convolution computed straight from the layouts a
-// plan holds (NCHW, channel-blocked nChw<B>c or channels-last, for the input
+// A float32 2-D convolution, ungrouped or depthwise, computed straight from
+// the layouts a plan holds (NCHW, channel-blocked nChw<B>c or channels-last, for the input
 // and the output alike), with loops that are the same code for every shape. A oneDNN convolution
 // generates its kernel for each shape it is created for (about 0.2 ms for
 // a CRNN's 3x3 layer): a model called on inputs of ever new sizes runs its
@@ -8,8 +8,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
+#include "kernels/cpu/activation.h"
 #include "singa/core/tensor.h"
 
 namespace singa::cpu {
@@ -37,14 +37,20 @@ struct DirectConvArgs {
   ConvLayout yl;
   int64_t c_out, h_out, w_out;
   int64_t kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_t, pad_l;
-  // Applied to each run of results after z, or empty.
-  std::function<void(float*, int64_t)> epilogue;
+  // Depthwise (group = c_in = c_out, w [C, 1, kh, kw]): x's and y's blocks
+  // are multiples of DirectConvLanes() with their channels adjacent.
+  bool depthwise;
+  // Applied to the results after z.
+  Activation act;
+  float alpha, beta;
 };
 
 // w [M, C, kh, kw] (float32) packed for DirectConv (blocks of the output
 // channels one vector wide, the last one padded with zeros), kept per
 // weight block and version as PanelWeights' are.
 const float* DirectConvWeights(const Tensor& w);
+// The channels DirectConv computes in one vector (16 with AVX-512, else 8).
+int64_t DirectConvLanes();
 void DirectConv(const DirectConvArgs& a);
 
 }  // namespace singa::cpu
