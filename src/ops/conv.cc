@@ -647,19 +647,22 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
   const Tensor& w = k.input(1);
   const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
   const Tensor z = k.has_input(3) ? k.input(3) : Tensor();
+  bool rent = false;
   {
     std::lock_guard<std::mutex> lock(*entry.mu);
-    if (!entry.made && entry.rented_ms < entry.rent_ms && DirectConvFits(k, a, win)) {
-      const auto t0 = std::chrono::steady_clock::now();
-      RunDirectConv(k, a, win);
-      entry.rented_ms +=
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      return;
-    }
-    if (!entry.made) {
+    rent = !entry.made && entry.rented_ms < entry.rent_ms && DirectConvFits(k, a, win);
+    if (!rent && !entry.made) {
       entry.prim = MakeConv(key, ShapeClass(key, x), x, w, b, z, k.output(0), win, a);
       entry.made = true;
     }
+  }
+  if (rent) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RunDirectConv(k, a, win);
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - t0;
+    std::lock_guard<std::mutex> lock(*entry.mu);
+    entry.rented_ms += took.count();
+    return;
   }
   if (!entry.prim) return ConvReference(k, a);
   RunConv(*entry.prim, key, x, w, b, z, k.output(0), a.group);

@@ -65,7 +65,7 @@ void StoreColumns(const DirectConvArgs& a, const Vec (&acc)[T], int64_t n, int64
 
 // Output columns [ow0, ow0 + T) of row oh of image n, for the NB output
 // channel blocks from block ob: T x NB vectors of sums kept in registers
-// over every input channel and tap, then bias, z, the epilogue. Every tap
+// over every input channel and tap, then StoreColumns. Every tap
 // of these columns is inside the input's width (WidthPadded). kStep: the
 // floats between two columns' inputs when the build knows it (the blocked
 // or plain layout at stride 1), else 0 (a.xl.s_w * a.stride_w).
