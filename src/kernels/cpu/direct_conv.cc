@@ -1,29 +1,16 @@
 #include "kernels/cpu/direct_conv.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/vec.h"
 #include "singa/core/parallel.h"
 
 namespace singa::cpu {
 namespace {
 
-#ifdef __AVX512F__
-constexpr int kLanes = 16;
-#else
-constexpr int kLanes = 8;
-#endif
-using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
-
-inline Vec Load(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-inline void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+using vec::kLanes, vec::Vec, vec::Load, vec::Store;
 
 // Columns per tile: T x NB (2) vectors of sums, and NB of weights, fit in
 // the registers (32 with AVX-512, 16 with AVX2).

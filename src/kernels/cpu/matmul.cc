@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/vec.h"
 #include "singa/core/parallel.h"
 
 namespace singa::cpu {
@@ -133,24 +134,10 @@ bool DnnlMatMul(const Tensor& a, const Tensor& b, const Tensor& y, float alpha, 
 
 namespace {
 
-// The vectors PanelMatMul computes in: one register of floats, and a panel
-// four of them wide.
-#ifdef __AVX512F__
-constexpr int kLanes = 16;
-#else
-constexpr int kLanes = 8;
-#endif
+// PanelMatMul computes in vectors (vec.h), a panel four of them wide.
+using vec::kLanes, vec::Vec, vec::Load, vec::Store;
 constexpr int kPanelVectors = 4;
 constexpr int64_t kPanel = kLanes * kPanelVectors;
-using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
-
-inline Vec Load(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-inline void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 
 // Rows [0, MR) of y's columns [0, cols) from one panel p [K, kPanel]:
 // y[r][c] = bias[c] + sum_j a[r][j] * p[j][c]. One row alone takes two
