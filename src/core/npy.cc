@@ -33,6 +33,11 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   SINGA_CHECK(out, IOError, "writing '" << path << "' failed");
 }
 
+// Whether b holds n bytes at offset `at`, for any offsets a corrupt file claims.
+bool Holds(std::string_view b, uint64_t at, uint64_t n) {
+  return at <= b.size() && n <= b.size() - at;
+}
+
 uint64_t Le(std::string_view b, size_t at, int n) {
   uint64_t v = 0;
   for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
@@ -177,7 +182,6 @@ Tensor ParseNpy(std::string_view b, const std::string& what) {
               what << ": numpy dtype '" << descr
                    << "' is not supported (bool, ints, floats, complex or unicode)");
 
-  // Fortran order: the data is the C-order array of the reversed shape.
   // The size the header promises, checked against the file before anything
   // is allocated (a corrupt header must not ask for exabytes).
   size_t item = SizeOf(dtype);
@@ -317,7 +321,7 @@ ZipEntries ParseZip(std::string_view b, const std::string& what, std::string_vie
   if (eocd >= 20 && Le(b, eocd - 20, 4) == 0x07064b50) {
     // zip64: the real counts and offsets are in the zip64 end record.
     const uint64_t z64 = Le(b, eocd - 20 + 8, 8);
-    SINGA_CHECK(z64 + 56 <= b.size() && Le(b, z64, 4) == 0x06064b50, IOError,
+    SINGA_CHECK(Holds(b, z64, 56) && Le(b, z64, 4) == 0x06064b50, IOError,
                 what << ": corrupt zip64 directory");
     entries = Le(b, z64 + 32, 8);
     cd_offset = Le(b, z64 + 48, 8);
@@ -325,34 +329,40 @@ ZipEntries ParseZip(std::string_view b, const std::string& what, std::string_vie
   ZipEntries out;
   size_t at = cd_offset;
   for (uint64_t e = 0; e < entries; ++e) {
-    SINGA_CHECK(at + 46 <= b.size() && Le(b, at, 4) == 0x02014b50, IOError,
+    SINGA_CHECK(Holds(b, at, 46) && Le(b, at, 4) == 0x02014b50, IOError,
                 what << ": corrupt zip directory");
     const uint64_t method = Le(b, at + 10, 2), crc = Le(b, at + 16, 4);
     uint64_t csize = Le(b, at + 20, 4), usize = Le(b, at + 24, 4), local = Le(b, at + 42, 4);
     const size_t name_len = Le(b, at + 28, 2), extra_len = Le(b, at + 30, 2),
                  comment_len = Le(b, at + 32, 2);
-    SINGA_CHECK(at + 46 + name_len + extra_len <= b.size(), IOError,
+    SINGA_CHECK(Holds(b, at + 46, name_len + extra_len), IOError,
                 what << ": corrupt zip directory");
     std::string name(b.substr(at + 46, name_len));
     // A zip64 extra field holds the 8-byte values whose 4-byte fields are 0xffffffff.
-    for (size_t x = at + 46 + name_len; x + 4 <= at + 46 + name_len + extra_len;) {
+    const size_t extra_end = at + 46 + name_len + extra_len;
+    for (size_t x = at + 46 + name_len; x + 4 <= extra_end;) {
       const uint64_t id = Le(b, x, 2), len = Le(b, x + 2, 2);
       if (id == 1) {
         size_t f = x + 4;
-        if (usize == 0xffffffff) usize = Le(b, f, 8), f += 8;
-        if (csize == 0xffffffff) csize = Le(b, f, 8), f += 8;
-        if (local == 0xffffffff) local = Le(b, f, 8);
+        const auto field = [&](uint64_t& v) {
+          if (v != 0xffffffff) return;
+          SINGA_CHECK(f + 8 <= extra_end, IOError, what << ": corrupt zip64 extra field");
+          v = Le(b, f, 8);
+          f += 8;
+        };
+        field(usize);
+        field(csize);
+        field(local);
       }
       x += 4 + len;
     }
     at += 46 + name_len + extra_len + comment_len;
 
     const std::string entry = what + " entry '" + name + "'";
-    SINGA_CHECK(local + 30 <= b.size() && Le(b, local, 4) == 0x04034b50, IOError,
+    SINGA_CHECK(Holds(b, local, 30) && Le(b, local, 4) == 0x04034b50, IOError,
                 entry << ": corrupt zip entry");
     const size_t data_at = local + 30 + Le(b, local + 26, 2) + Le(b, local + 28, 2);
-    SINGA_CHECK(data_at <= b.size() && csize <= b.size() - data_at, IOError,
-                entry << ": truncated");
+    SINGA_CHECK(Holds(b, data_at, csize), IOError, entry << ": truncated");
     // Deflate expands at most ~1032:1; a larger claimed size is corruption.
     SINGA_CHECK(method == 0 ? usize == csize : usize / 1032 <= csize + 1, IOError,
                 entry << ": corrupt sizes in the zip directory");
