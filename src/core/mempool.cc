@@ -72,8 +72,10 @@ void MemPool::Release(void* ptr, size_t size) {
 void* MemPool::Malloc(size_t bytes) {
   size_t size = RoundSize(bytes);
   void* p = nullptr;
+  bool temporary = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    temporary = temporaries_scopes_ > 0;
     for (const MemoryLimit* l = t_limit; l; l = l->outer_) {
       const int64_t above = stats_.current_bytes + static_cast<int64_t>(size) - l->base_;
       SINGA_CHECK(l->pool_ != this || above <= static_cast<int64_t>(l->bytes_), MemoryError,
@@ -106,6 +108,10 @@ void* MemPool::Malloc(size_t bytes) {
                         " refused " + std::to_string(size) + " bytes");
     }
   }
+  if (temporary) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (temporaries_scopes_ > 0) temporaries_.insert(p);
+  }
   if (poison_) {
     if (backend_.fill)
       backend_.fill(p, 0xff, size, backend_.device);
@@ -121,7 +127,8 @@ void MemPool::Free(void* ptr, size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stats_.current_bytes -= size;
-    if (caching_) {
+    const bool temporary = !temporaries_.empty() && temporaries_.erase(ptr) > 0;
+    if (caching_ && !temporary) {
       free_[size].push_back(ptr);
       stats_.cached_bytes += size;
       return;
@@ -157,6 +164,22 @@ void MemPool::set_caching(bool on) {
     caching_ = on;
   }
   if (!on) EmptyCache();
+}
+
+MemPool::TemporariesScope::TemporariesScope(MemPool& pool) : pool_(pool) {
+  std::lock_guard<std::mutex> lock(pool_.mu_);
+  ++pool_.temporaries_scopes_;
+}
+
+MemPool::TemporariesScope::~TemporariesScope() {
+  {
+    std::lock_guard<std::mutex> lock(pool_.mu_);
+    if (--pool_.temporaries_scopes_ > 0) return;
+    // Blocks that outlive the last scope are the caller's to keep: cached when freed.
+    pool_.temporaries_.clear();
+  }
+  // What the scope's work did not take from the cache, it will not ask for.
+  pool_.EmptyCache();
 }
 
 bool MemPool::caching() const {

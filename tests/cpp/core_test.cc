@@ -188,6 +188,35 @@ TEST(MemPool, CachesAndCounts) {
   pool.Free(z, 0);
 }
 
+TEST(MemPool, ATemporariesScopeReturnsOnlyItsOwnTemporariesToTheOs) {
+  MemPool pool;
+  constexpr size_t kBig = size_t{1} << 20;
+  void* cached = pool.Malloc(kBig);
+  void* before = pool.Malloc(2 * kBig);
+  pool.Free(cached, kBig);
+  void* kept = nullptr;
+  {
+    MemPool::TemporariesScope scope(pool);
+    void* reused = pool.Malloc(kBig);
+    EXPECT_EQ(reused, cached);  // what was cached before is handed out
+    pool.Free(reused, kBig);
+    EXPECT_EQ(pool.stats().cached_bytes, 0);  // a temporary goes back to the OS
+    pool.Free(before, 2 * kBig);              // a block from before is cached
+    EXPECT_EQ(pool.stats().cached_bytes, static_cast<int64_t>(MemPool::RoundSize(2 * kBig)));
+    {
+      MemPool::TemporariesScope nested(pool);
+      kept = pool.Malloc(4 * kBig);
+    }
+    void* temporary = pool.Malloc(8 * kBig);
+    pool.Free(temporary, 8 * kBig);
+    EXPECT_EQ(pool.stats().cached_bytes, static_cast<int64_t>(MemPool::RoundSize(2 * kBig)));
+  }
+  EXPECT_EQ(pool.stats().cached_bytes, 0);  // what the scope did not reuse went back
+  pool.Free(kept, 4 * kBig);                // it outlived the scopes: cached
+  EXPECT_EQ(pool.stats().cached_bytes, static_cast<int64_t>(MemPool::RoundSize(4 * kBig)));
+  EXPECT_EQ(pool.stats().num_os_allocs, 4);  // cached, before, kept, temporary
+}
+
 TEST(MemPool, SizeClassesBoundWaste) {
   for (size_t n : {1ul, 63ul, 64ul, 4097ul, 100000ul, 123456789ul}) {
     size_t r = MemPool::RoundSize(n);

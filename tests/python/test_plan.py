@@ -701,6 +701,26 @@ def test_the_build_run_leaves_nothing_in_the_pool_cache():
     assert device.memory_stats().cached_bytes <= 12 * x.nbytes, "the build run's values were cached"
 
 
+def test_a_model_prepared_again_reuses_the_memory_of_the_one_dropped():
+    """The plan build returns its own temporaries to the OS, but the packed
+    weights and arena of the same model prepared and dropped before stay in
+    the pool's cache for it: their pages are already the process's (mapped
+    afresh, a DB text detector's first run faulted in 17 MB and took 13 ms
+    instead of 8). Measured: 12 blocks from the OS on each later first run
+    when the build emptied the cache, 2 when it keeps it."""
+    model, x = _conv_stack(c=64, hw=32)
+
+    def first_run_os_allocs():
+        rep = sonnx.prepare(model)
+        before = device.memory_stats().num_os_allocs
+        rep.run([x])
+        return device.memory_stats().num_os_allocs - before
+
+    first = first_run_os_allocs()
+    again = [first_run_os_allocs() for _ in range(3)]
+    assert max(again) <= 4 < first, (first, again)
+
+
 @pytest.mark.parametrize("op", ["RandomUniformLike", "Bernoulli", "Dropout"])
 def test_nondeterministic_ops_on_constants_are_not_folded(op):
     """Ops registered nondeterministic (random ops, Dropout) stay in the plan

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace singa {
@@ -69,6 +70,24 @@ class MemPool {
   void set_caching(bool on);
   bool caching() const;
 
+  // While one lives, the blocks allocated and freed within it go back to the
+  // OS instead of the cache (a plan build's temporaries, in size classes the
+  // replay never asks for); what was cached before stays for Malloc, and a
+  // block from before that is freed is cached (a dropped model's packed
+  // weights, whose pages a new one of the same model can reuse). When the
+  // last scope ends, what is left in the cache goes back to the OS. Scopes
+  // on several threads nest.
+  class TemporariesScope {
+   public:
+    explicit TemporariesScope(MemPool& pool);
+    ~TemporariesScope();
+    TemporariesScope(const TemporariesScope&) = delete;
+    TemporariesScope& operator=(const TemporariesScope&) = delete;
+
+   private:
+    MemPool& pool_;
+  };
+
   // Size class of a request: exact multiples of 64 up to 4 KiB, then eight
   // classes per power of two (at most 12.5% waste).
   static size_t RoundSize(size_t bytes);
@@ -80,6 +99,8 @@ class MemPool {
   void* Alloc(size_t size);
   void Release(void* ptr, size_t size);
   bool caching_ = true;
+  int temporaries_scopes_ = 0;
+  std::unordered_set<void*> temporaries_;  // allocated while a TemporariesScope lives
   const bool poison_;
   const MemBackend backend_;  // alloc null: host memory
 };
