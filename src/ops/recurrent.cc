@@ -323,11 +323,9 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
   // the recurrent product waits for r, so hr holds only z's and r's columns.
   const bool split_h = cell == Cell::kGru && a.linear_before_reset == 0;
   const int64_t hs = split_h ? 2 * hidden : gh;  // row stride of hr
-  Tensor hr({batch, hs}, cd), hr2({batch, hidden}, cd), rh({batch, hidden}, cd);
   // The gate equations of one step, split over batch rows on the thread pool
   // (the reference kernel stays serial).
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(hidden, 1));
-  std::vector<A> gates(lstm ? batch * gh : 0);  // a step's LSTM gates
   auto clip_all = [&](A* v, int64_t n) {
     if (has_clip)
       for (int64_t i = 0; i < n; ++i) v[i] = std::clamp(v[i], A(-clip), A(clip));
@@ -341,7 +339,11 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
       for (int64_t bi = lo; bi < hi; ++bi) row(bi);
     });
   };
-  for (int d = 0; d < dirs; ++d) {
+  // One direction's steps, on scratch of its own: the two of a
+  // bidirectional layer touch disjoint parts of y, h and c.
+  auto direction = [&](int d) {
+    Tensor hr({batch, hs}, cd), hr2({batch, hidden}, cd), rh({batch, hidden}, cd);
+    std::vector<A> gates(lstm ? batch * gh : 0);  // a step's LSTM gates
     const bool reverse = a.direction == "reverse" || d == 1;
     const Activation& f = acts[d * per];
     const Activation& gact = per > 1 ? acts[d * per + 1] : f;
@@ -448,7 +450,17 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
         });
       }
     }
-  }
+  };
+  // The fast kernel runs a bidirectional layer's directions at once, one
+  // per thread (the ops inside each then run on it alone): a step's work,
+  // a small batch by the hidden size, is too little to split over threads,
+  // and the steps of a direction follow each other.
+  if (fast && dirs == 2)
+    ParallelFor(0, 2, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t d = lo; d < hi; ++d) direction(static_cast<int>(d));
+    });
+  else
+    for (int d = 0; d < dirs; ++d) direction(d);
   // Outputs: Y, Y_h, Y_c (each optional), in the requested layout.
   auto store = [&](int i, Tensor src) {
     if (i >= k.num_outputs() || !k.outputs[i].defined() || k.outputs[i].numel() == 0) return;
