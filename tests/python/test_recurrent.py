@@ -48,6 +48,7 @@ ROWS = [
     ("RNN", {"direction": "bidirectional"}, [1, 5, 3]),
     ("GRU", {"direction": "forward"}, [5, 2, 4]),
     ("GRU", {"direction": "bidirectional", "linear_before_reset": 1}, [3, 5, 1]),
+    ("GRU", {"direction": "bidirectional"}, [4, 5, 2]),
     ("LSTM", {"direction": "forward"}, [5, 2, 4]),
     ("LSTM", {"direction": "bidirectional"}, [2, 5, 3]),
     ("RNN", {"clip": 0.3}, None),
@@ -75,6 +76,30 @@ def test_against_onnxruntime(op, attrs, lens, reference):
     for k, (g, w) in enumerate(zip(got, want)):
         # float32 over a few steps of GEMM and transcendental round-off.
         np.testing.assert_allclose(to_numpy(g), w, rtol=1e-4, atol=1e-5, err_msg=f"output {k}")
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_a_bidirectional_layer_gives_the_same_bits_on_one_thread_and_two(op):
+    """The fast kernel runs the two directions on a thread each, each on
+    scratch of its own: the results are those of running them in turn. (Big
+    enough for two threads: an op on less than 32 KiB runs on one.)"""
+    rng = np.random.default_rng(5)
+    seq, batch, n_in, hidden, g = 40, 2, 64, 32, GATES[op]
+    ins = [to_singa(rng.uniform(-0.5, 0.5, shape).astype(np.float32)) for shape in
+           [(seq, batch, n_in), (2, g * hidden, n_in), (2, g * hidden, hidden),
+            (2, 2 * g * hidden)]]
+    attrs = {"direction": "bidirectional", "hidden_size": hidden}
+    threads = _singa.get_num_threads()
+    try:
+        runs = []
+        for n in (1, 2):
+            _singa.set_num_threads(n)
+            runs.append([to_numpy(t) for t in _singa.call_op(op, ins, attrs, 14, N_OUT[op],
+                                                              False)])
+    finally:
+        _singa.set_num_threads(threads)
+    for k, (one, two) in enumerate(zip(*runs)):
+        np.testing.assert_array_equal(one, two, err_msg=f"output {k}")
 
 
 @pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
