@@ -503,6 +503,34 @@ def test_a_plan_runs_its_convolutions_in_the_direct_kernel_while_they_rent(monke
         assert (kernels == {"singa:direct_conv"}) == (rent != "0"), kernels
 
 
+def test_direct_convolutions_over_inputs_growing_and_shrinking_agree_with_onnxruntime(
+        monkeypatch):
+    """DirectConv widens each input into a scratch buffer that its thread
+    keeps and grows: over widths that grow and shrink (a text recognizer's
+    lines), every call's results are its own input's, with no columns of an
+    earlier, wider one."""
+    monkeypatch.setenv("SINGA_CONV_RENT_MS", "1e9")
+    rng = np.random.default_rng(9)
+    inits, nodes, prev, c = [], [], "x", 3
+    for i, m in enumerate((16, 32)):
+        inits.append(numpy_helper.from_array(
+            (rng.standard_normal((m, c, 3, 3)) * 0.2).astype(np.float32), f"W{i}"))
+        nodes += [helper.make_node("Conv", [prev, f"W{i}"], [f"c{i}"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"c{i}"], [f"r{i}"])]
+        prev, c = f"r{i}", m
+    graph = helper.make_graph(
+        nodes, "convs", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, "W"])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    rep = sonnx.prepare(model)
+    for width in (37, 12, 50, 5, 37, 29):
+        x = rng.standard_normal((1, 3, 8, width)).astype(np.float32)
+        p = rep.profile([x])
+        assert {k for n in p.nodes for k in n["kernels"]} == {"singa:direct_conv"}
+        np.testing.assert_allclose(_np(p.outputs)[0], _ort(model, x), rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(_np(rep.run([x]))[0], _ort(model, x), rtol=RTOL, atol=ATOL)
+
+
 def test_a_sequence_head_runs_no_onednn_kernel_made_per_length():
     """A CRNN's head, x[T, 1, 128] @ W[128, 37] + b -> Softmax, at each new
     sequence length T: the product by the weight (a broadcast batch's rows)

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/scratch.h"
 #include "kernels/cpu/vec.h"
 #include "singa/core/parallel.h"
 
@@ -20,8 +21,8 @@ constexpr int kTile = kLanes == 16 ? 12 : 6;
 // c0 (a vector of them, fewer in a last block): sums + bias + z, the
 // activation, stored in y's layout.
 template <int T>
-void StoreColumns(const DirectConvArgs& a, const Vec (&acc)[T], int64_t n, int64_t c0, int64_t oh,
-                  int64_t ow0) {
+[[gnu::always_inline]] inline void StoreColumns(const DirectConvArgs& a, const Vec (&acc)[T],
+                                                int64_t n, int64_t c0, int64_t oh, int64_t ow0) {
   const ConvLayout& yl = a.yl;
   float* yn = a.y + n * yl.s_n;
   const float* zn = a.z ? a.z + n * yl.s_n : nullptr;
@@ -53,58 +54,71 @@ void StoreColumns(const DirectConvArgs& a, const Vec (&acc)[T], int64_t n, int64
 // Output columns [ow0, ow0 + T) of row oh of image n, for the NB output
 // channel blocks from block ob: T x NB vectors of sums kept in registers
 // over every input channel and tap, then StoreColumns. Every tap
-// of these columns is inside the input's width (WidthPadded). kStep: the
-// floats between two columns' inputs when the build knows it (the blocked
-// or plain layout at stride 1), else 0 (a.xl.s_w * a.stride_w).
+// of these columns is inside the input's width (WidthPadded). `taps`: where
+// the taps (j, c) of a kernel row are in x from its first, in the packed
+// weights' order (RowTaps), so that one loop runs over a row's taps whatever
+// the layout (a first layer's 3 channels by 3 columns: 9 trips of one loop,
+// not 3 of 3 nested). kStep: the floats between two columns' inputs when the
+// build knows it (the blocked or plain layout at stride 1), else 0
+// (a.xl.s_w * a.stride_w).
 template <int NB, int T, int kStep>
-void Tile(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow0) {
+void Tile(const DirectConvArgs& a, const int64_t* taps, int64_t n, int64_t ob, int64_t oh,
+          int64_t ow0) {
   const ConvLayout& l = a.xl;
-  const float* xn = a.x + n * l.s_n;
-  const int64_t per_block = a.kh * a.kw * a.c_in * kLanes;  // packed weights of one block
+  const float* xn = a.x + n * l.s_n + (ow0 * a.stride_w - a.pad_l) * l.s_w;
+  const int64_t row_taps = a.kw * a.c_in;
+  const int64_t per_block = a.kh * row_taps * kLanes;  // packed weights of one block
   const int64_t step = kStep ? kStep : l.s_w * a.stride_w;
   Vec acc[NB][T] = {};
   for (int64_t i = 0; i < a.kh; ++i) {
     const int64_t ih = oh * a.stride_h - a.pad_t + i * a.dilation_h;
     if (ih < 0 || ih >= a.h_in) continue;
-    for (int64_t j = 0; j < a.kw; ++j) {
-      const float* wp = a.w + ob * per_block + (i * a.kw + j) * a.c_in * kLanes;
-      const float* xb = xn + ih * l.s_h + (ow0 * a.stride_w - a.pad_l + j * a.dilation_w) * l.s_w;
-      for (int64_t c0 = 0; c0 < a.c_in; c0 += l.block, xb += l.s_block) {
-        const float* xc = xb;
-        for (int64_t c = c0, end = std::min(a.c_in, c0 + l.block); c < end;
-             ++c, xc += l.s_inner, wp += kLanes) {
-          Vec w[NB];
-          for (int b = 0; b < NB; ++b) w[b] = Load(wp + b * per_block);
-          for (int t = 0; t < T; ++t) {
-            const float v = xc[t * step];
-            for (int b = 0; b < NB; ++b) acc[b][t] += v * w[b];
-          }
-        }
+    const float* xr = xn + ih * l.s_h;
+    const float* wp = a.w + ob * per_block + i * row_taps * kLanes;
+    for (int64_t e = 0; e < row_taps; ++e, wp += kLanes) {
+      const float* xc = xr + taps[e];
+      Vec w[NB];
+      for (int b = 0; b < NB; ++b) w[b] = Load(wp + b * per_block);
+      for (int t = 0; t < T; ++t) {
+        const float v = xc[t * step];
+        for (int b = 0; b < NB; ++b) acc[b][t] += v * w[b];
       }
     }
   }
   for (int b = 0; b < NB; ++b) StoreColumns<T>(a, acc[b], n, (ob + b) * kLanes, oh, ow0);
 }
 
+// Where each tap (j, c) of a kernel row is in x from the row's first, j
+// major as DirectConvWeights packs them.
+std::vector<int64_t> RowTaps(const DirectConvArgs& a) {
+  const ConvLayout& l = a.xl;
+  std::vector<int64_t> taps;
+  taps.reserve(a.kw * a.c_in);
+  for (int64_t j = 0; j < a.kw; ++j)
+    for (int64_t c = 0; c < a.c_in; ++c)
+      taps.push_back(j * a.dilation_w * l.s_w + c / l.block * l.s_block + c % l.block * l.s_inner);
+  return taps;
+}
+
 // One output row of NB channel blocks, in tiles of kTile columns, then of
 // 8, 4, 2 and 1 for the rest.
 template <int NB, int kStep>
-void Row(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh) {
+void Row(const DirectConvArgs& a, const int64_t* taps, int64_t n, int64_t ob, int64_t oh) {
   int64_t ow = 0;
-  for (; ow + kTile <= a.w_out; ow += kTile) Tile<NB, kTile, kStep>(a, n, ob, oh, ow);
+  for (; ow + kTile <= a.w_out; ow += kTile) Tile<NB, kTile, kStep>(a, taps, n, ob, oh, ow);
   if constexpr (kTile > 8)
-    if (ow + 8 <= a.w_out) Tile<NB, 8, kStep>(a, n, ob, oh, ow), ow += 8;
-  if (ow + 4 <= a.w_out) Tile<NB, 4, kStep>(a, n, ob, oh, ow), ow += 4;
-  if (ow + 2 <= a.w_out) Tile<NB, 2, kStep>(a, n, ob, oh, ow), ow += 2;
-  if (ow < a.w_out) Tile<NB, 1, kStep>(a, n, ob, oh, ow);
+    if (ow + 8 <= a.w_out) Tile<NB, 8, kStep>(a, taps, n, ob, oh, ow), ow += 8;
+  if (ow + 4 <= a.w_out) Tile<NB, 4, kStep>(a, taps, n, ob, oh, ow), ow += 4;
+  if (ow + 2 <= a.w_out) Tile<NB, 2, kStep>(a, taps, n, ob, oh, ow), ow += 2;
+  if (ow < a.w_out) Tile<NB, 1, kStep>(a, taps, n, ob, oh, ow);
 }
 
 template <int NB>
-void RowOf(const DirectConvArgs& a, int64_t n, int64_t ob, int64_t oh) {
+void RowOf(const DirectConvArgs& a, const int64_t* taps, int64_t n, int64_t ob, int64_t oh) {
   const int64_t step = a.xl.s_w * a.stride_w;
-  if (step == kLanes) return Row<NB, kLanes>(a, n, ob, oh);
-  if (step == 1) return Row<NB, 1>(a, n, ob, oh);
-  Row<NB, 0>(a, n, ob, oh);
+  if (step == kLanes) return Row<NB, kLanes>(a, taps, n, ob, oh);
+  if (step == 1) return Row<NB, 1>(a, taps, n, ob, oh);
+  Row<NB, 0>(a, taps, n, ob, oh);
 }
 
 // A depthwise tile: output columns [ow0, ow0 + T) of row oh of image n for
@@ -151,19 +165,20 @@ void DepthwiseRow(const DirectConvArgs& a, int64_t n, int64_t c0, int64_t oh) {
 }
 
 // x copied with its rows widened to every column the taps reach, the
-// padding columns zero, in x's layout with whole blocks (`into` holds the
-// copy): the tiles then read every tap without a bounds check. The copy
+// padding columns zero, in x's layout with whole blocks (in the calling
+// thread's scratch, valid until its next DirectConv): the tiles then read
+// every tap without a bounds check. The copy
 // costs a pass over x; tiles that masked the padding took a third more time
 // at widths of 32.
-DirectConvArgs WidthPadded(const DirectConvArgs& a, Tensor& into) {
+DirectConvArgs WidthPadded(const DirectConvArgs& a) {
   const int64_t reach = (a.w_out - 1) * a.stride_w + (a.kw - 1) * a.dilation_w + 1;
   if (a.pad_l == 0 && reach <= a.w_in) return a;
   const ConvLayout& l = a.xl;
   const int64_t block = l.block, blocks = (a.c_in + block - 1) / block, width = reach;
   const ConvLayout p{block, a.h_in * width * block,         1, width * block,
                      block, blocks * a.h_in * width * block};
-  into = Tensor({a.n * p.s_n}, DType::kFloat32);
-  float* dst = static_cast<float*>(into.raw_data());
+  thread_local ScratchBuffer into;
+  float* dst = static_cast<float*>(into.Get(a.n * p.s_n * sizeof(float), "DirectConv"));
   const int64_t row = a.w_in * block, left = a.pad_l * block;
   ParallelFor(0, a.n * blocks * a.h_in, std::max<int64_t>(1, kSerialBytes / 4 / (width * block)),
               [&](int64_t lo, int64_t hi) {
@@ -215,8 +230,7 @@ void DirectConv(const DirectConvArgs& args) {
   // The bias padded to whole blocks (zeros without one).
   std::vector<float> bias(blocks * kLanes, 0.f);
   if (args.bias) std::copy(args.bias, args.bias + args.c_out, bias.begin());
-  Tensor padding;
-  DirectConvArgs a = args.depthwise ? args : WidthPadded(args, padding);
+  DirectConvArgs a = args.depthwise ? args : WidthPadded(args);
   a.bias = bias.data();
   if (a.depthwise) {
     const int64_t row = std::max<int64_t>(1, a.w_out * kLanes * a.kh * a.kw);
@@ -231,13 +245,14 @@ void DirectConv(const DirectConvArgs& args) {
   // A thread takes rows of at least 2^16 multiply-adds in all.
   const int64_t row_macs = std::max<int64_t>(1, a.w_out * nb * kLanes * a.c_in * a.kh * a.kw);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_macs);
+  const std::vector<int64_t> taps = RowTaps(a);
   ParallelFor(0, a.n * groups * a.h_out, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
       const int64_t oh = r % a.h_out, g = r / a.h_out % groups, n = r / a.h_out / groups;
       if (nb == 2)
-        RowOf<2>(a, n, g * 2, oh);
+        RowOf<2>(a, taps.data(), n, g * 2, oh);
       else
-        RowOf<1>(a, n, g, oh);
+        RowOf<1>(a, taps.data(), n, g, oh);
     }
   });
 }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/cpu/scratch.h"
 #include "singa/core/error.h"
 #include "singa/core/profile.h"
 
@@ -122,20 +123,10 @@ void Execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memor
     Stream().wait();
     return;
   }
-  struct Buffer {
-    std::unique_ptr<char, decltype(&std::free)> data{nullptr, &std::free};
-    size_t bytes = 0;
-  };
-  thread_local Buffer buffer;
-  if (buffer.bytes < bytes) {
-    const size_t rounded = (bytes + 4095) / 4096 * 4096;
-    buffer.data.reset(static_cast<char*>(std::aligned_alloc(4096, rounded)));
-    SINGA_CHECK(buffer.data, MemoryError,
-                "oneDNN: no memory for a scratchpad of " << bytes << " bytes");
-    buffer.bytes = rounded;
-  }
+  thread_local ScratchBuffer buffer;
+  void* data = buffer.Get(bytes, "oneDNN scratchpad");
   dnnl_memory_t mem = nullptr;
-  dnnl::error::wrap_c_api(dnnl_memory_create(&mem, scratch, Engine().get(), buffer.data.get()),
+  dnnl::error::wrap_c_api(dnnl_memory_create(&mem, scratch, Engine().get(), data),
                           "could not create a scratchpad memory");
   auto with = args;
   with[DNNL_ARG_SCRATCHPAD] = dnnl::memory(mem);
