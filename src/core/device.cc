@@ -64,8 +64,9 @@ void Device::SetRandSeed(uint64_t seed) const { runtime().rng().seed(seed); }
 std::mt19937_64& Device::rng() const { return runtime().rng(); }
 void Device::SetVerbosity(int level) const { runtime().verbosity = level; }
 
-size_t Device::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared) const {
-  return runtime().PlanGraphMemory(keep, shared);
+size_t Device::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared,
+                               std::span<const Tensor> inputs) const {
+  return runtime().PlanGraphMemory(keep, shared, inputs);
 }
 
 CaptureSuspendGuard::CaptureSuspendGuard(Device device)
@@ -91,7 +92,8 @@ void DeviceRuntime::Replay(std::vector<Op>& ops) {
   }
 }
 
-size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared) {
+size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared,
+                                      std::span<const Tensor> inputs) {
   struct Life {
     size_t first, last, bytes, offset = 0;
   };
@@ -112,6 +114,9 @@ size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena*
       }
     }
   }
+  for (const Tensor& t : inputs)
+    if (t.defined())
+      if (auto it = lives.find(t.block().get()); it != lives.end()) it->second.first = 0;
   // Greedy placement, largest first: the lowest offset that overlaps no
   // placed block alive at the same time.
   std::stable_sort(order.begin(), order.end(),

@@ -301,7 +301,7 @@ void Execute(const Graph& g, ValueList& values, int end, const std::vector<char>
 // called on inputs of ever new shapes keeps a bounded set. The plans share
 // one arena (they run one at a time, under `mu`).
 struct SingaRep::Plans {
-  static constexpr size_t kMaxPlans = 8;
+  static constexpr size_t kMaxPlans = 64;
   static constexpr size_t kMaxPlanBytes = size_t{512} << 20;
   struct Entry {
     std::unique_ptr<Plan> plan;
@@ -324,8 +324,14 @@ struct SingaRep::Plans {
     return n;
   }
 
-  // Drops least recently used plans other than `keep` while over a bound.
+  // Drops the plans placed in an arena that has since grown (the shared
+  // one is now larger: they would keep the old one alive beside it), then
+  // least recently used plans other than `keep` while over a bound.
   void Trim(const std::string& keep) {
+    std::erase_if(by_key, [&](const auto& kv) {
+      const SharedArena& a = kv.second.plan ? kv.second.plan->arena() : SharedArena{};
+      return kv.first != keep && a.memory && a.memory != arena.memory;
+    });
     while (by_key.size() > 1 && (by_key.size() > kMaxPlans || ArenaBytes() > kMaxPlanBytes)) {
       auto oldest = by_key.end();
       for (auto it = by_key.begin(); it != by_key.end(); ++it)

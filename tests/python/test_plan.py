@@ -940,20 +940,43 @@ def test_layout_picks_are_kept_for_the_next_process(tmp_path):
 
 
 def test_plans_for_ever_new_shapes_stay_bounded():
-    """A model called on inputs of ever new widths keeps at most 8 plans,
-    dropping the least recently used; a dropped shape is planned again."""
-    model, _ = _conv_stack(n_convs=2, c=16, hw=8)
+    """A model called on inputs of ever new widths keeps at most 64 plans,
+    dropping the least recently used; a dropped shape is planned again.
+    Widest first: every plan fits the first one's arena, so only the count
+    bound drops plans."""
+    model, _ = _conv_stack(n_convs=2, c=4, hw=4)
     model.graph.input[0].type.tensor_type.shape.dim[3].dim_param = "W"
     rep = sonnx.prepare(model)
     walk = sonnx.prepare(model)
     walk._rep.use_plan = False
     rng = np.random.default_rng(0)
-    for width in list(range(8, 40, 2)) + [8, 38]:
-        x = rng.standard_normal((1, 16, 8, width)).astype(np.float32)
+    for width in list(range(80, 8, -1)) + [80, 9]:
+        x = rng.standard_normal((1, 4, 4, width)).astype(np.float32)
         np.testing.assert_allclose(_np(rep.run([x]))[0], _np(walk.run([x]))[0], rtol=RTOL,
                                    atol=ATOL)
-        assert rep._rep.num_plans <= 8
-    assert rep._rep.num_plans == 8
+        assert rep._rep.num_plans <= 64
+    assert rep._rep.num_plans == 64
+
+
+def test_plans_keep_no_copy_of_their_input_outside_the_shared_arena():
+    """A plan's input placeholder lives in the arena the plans share: eight
+    plans of narrower inputs after the widest add no input-sized memory."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("ReduceSum", ["r"], ["y"], keepdims=0)]
+    graph = helper.make_graph(
+        nodes, "reduce", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 64, "W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    rep = sonnx.prepare(model)
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((1, 64, 64, w)).astype(np.float32) for w in range(256, 224, -4)]
+    rep.run([xs[0]])
+    before = device.memory_stats().current_bytes
+    for x in xs[1:]:
+        np.testing.assert_allclose(_np(rep.run([x]))[0], x.clip(0).sum(), rtol=1e-4)
+    assert rep._rep.num_plans == len(xs)
+    grown = device.memory_stats().current_bytes - before
+    assert grown < xs[-1].nbytes, grown
 
 
 def _conv_bn_model():
@@ -999,12 +1022,16 @@ def test_plans_for_many_shapes_share_one_arena_and_stay_correct():
     for w in [64, 36, 60, 40, 64, 36]:
         np.testing.assert_allclose(_np(rep.run([xs[w]]))[0], want[w], rtol=RTOL, atol=ATOL)
         assert rep.profile([xs[w]]).replayed
-    # Wider than any before: a larger arena, which the next plans share.
+    # Wider than any before: a larger arena, which the next plans share. The
+    # plans placed in the outgrown one are dropped with it.
     rep.run([rng.standard_normal((1, 8, 8, 128)).astype(np.float32)])
-    grown = rep._rep.plan_arena_bytes - widest
+    grown = rep._rep.plan_arena_bytes
     assert grown >= 1.5 * widest
+    assert rep._rep.num_plans == 1
     rep.run([rng.standard_normal((1, 8, 8, 100)).astype(np.float32)])
-    assert rep._rep.plan_arena_bytes == widest + grown
+    assert rep._rep.plan_arena_bytes == grown
+    assert rep._rep.num_plans == 2
+    np.testing.assert_allclose(_np(rep.run([xs[64]]))[0], want[64], rtol=RTOL, atol=ATOL)
 
 
 def _resize_model(opset, scales, constant_node):

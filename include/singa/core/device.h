@@ -76,8 +76,10 @@ struct Device {
   // in one arena, sharing memory between blocks whose lifetimes in the
   // recording do not overlap. Blocks of `keep` (results read after a replay)
   // get memory of their own. Returns the arena's size in bytes. With
-  // `shared`, the arena is that one's.
-  size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr) const;
+  // `shared`, the arena is that one's. Blocks of `inputs` (written before a
+  // replay) live from its first op on.
+  size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr,
+                         std::span<const Tensor> inputs = {}) const;
   // Waits for the device's queued work (a GPU's stream); CPU ops complete
   // before Exec returns.
   void Sync() const;
@@ -150,7 +152,8 @@ class DeviceRuntime {
   void ResetGraph() { graph_.clear(); }
   // Moves the recording out (a captured step keeps and replays its own).
   std::vector<Op> TakeGraph() { return std::exchange(graph_, {}); }
-  size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr);
+  size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr,
+                         std::span<const Tensor> inputs = {});
   size_t graph_size() const { return graph_.size(); }
   std::mt19937_64& rng() { return rng_; }
   int verbosity = 0;
