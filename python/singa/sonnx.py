@@ -291,14 +291,19 @@ class SingaRep(BackendRep):
         meta = self._input_meta
         if isinstance(inputs, dict):
             names = [m[0] for m in meta]
-            if len(inputs) != len(names) or not all(n in inputs for n in names):
+            try:
+                if len(inputs) != len(names):
+                    raise KeyError
+                inputs = [inputs[n] for n in names]
+            except KeyError:
                 missing = [n for n in names if n not in inputs]
                 extra = [n for n in inputs if n not in names]
                 raise ValueError(f"SingaRep.run: inputs by name must be exactly {names}; "
-                                 f"missing {missing}, unknown {extra}")
-            inputs = [inputs[n] for n in names]
+                                 f"missing {missing}, unknown {extra}") from None
         elif isinstance(inputs, (np.ndarray, Tensor)):
             inputs = [inputs]
+        if len(inputs) <= len(meta):
+            return [_input_ct(x, *m) for x, m in zip(inputs, meta)]
         return [_input_ct(x, *meta[i]) if i < len(meta) else _input_ct(x, f"input {i}")
                 for i, x in enumerate(inputs)]
 

@@ -285,7 +285,14 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
   // inputs and outputs are.
   using A = std::conditional_t<std::is_same_v<C, double>, double, float>;
   const int dirs = a.direction == "bidirectional" ? 2 : 1;
-  const std::vector<Activation> acts = ParseActivations(a, cell, dirs, CellName(cell));
+  // Parsed once per recorded op (a streaming model's step runs it per call).
+  std::vector<Activation> parsed;
+  if (!k.state || !*k.state) {
+    parsed = ParseActivations(a, cell, dirs, CellName(cell));
+    if (k.state) *k.state = std::make_shared<std::vector<Activation>>(parsed);
+  }
+  const std::vector<Activation>& acts =
+      k.state ? *static_cast<const std::vector<Activation>*>(k.state->get()) : parsed;
   const int per = ActsPerDirection(cell);
   Tensor x = k.input(0);
   if (a.layout == 1) x = x.Permute({1, 0, 2});
@@ -300,18 +307,33 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
     const std::vector<int64_t> v = k.input(4).ToVector<int64_t>();
     for (int64_t i = 0; i < batch; ++i) lens[i] = std::clamp<int64_t>(v[i], 0, seq);
   }
-  auto state_in = [&](int i) {
-    if (!k.has_input(i)) return Tensor::Zeros({dirs, batch, hidden}, cd);
+  // Y, Y_h and Y_c are computed in the outputs where these are dense in the
+  // kernel's layout and dtype, else in tensors of their own copied out last.
+  auto result = [&](int i, Shape shape) {
+    if (a.layout == 0 && i < k.num_outputs() && k.outputs[i].defined() &&
+        k.outputs[i].dtype() == cd && k.outputs[i].shape() == shape && k.outputs[i].is_contiguous())
+      return k.outputs[i];
+    return Tensor(std::move(shape), cd);
+  };
+  auto state_in = [&](int i, int out) {
+    Tensor t = result(out, {dirs, batch, hidden});
+    if (!k.has_input(i)) {
+      std::fill_n(t.data<C>(), t.numel(), C(0));
+      return t;
+    }
     Tensor s = k.input(i);
     if (a.layout == 1) s = s.Permute({1, 0, 2});
-    return Dense(s, cd).Clone();
+    cpu::ConvertCopy(s, t);
+    return t;
   };
   const bool lstm = cell == Cell::kLstm;
-  Tensor h = state_in(5);
-  Tensor cst = lstm ? state_in(6) : Tensor();
+  Tensor h = state_in(5, 1);
+  Tensor cst = lstm ? state_in(6, 2) : Tensor();
   const Tensor p = lstm && k.has_input(7) ? Dense(k.input(7), cd) : Tensor();
   // Y in [seq, dirs, batch, hidden] order, zero where a sequence has ended.
-  Tensor y = Tensor::Zeros({seq, dirs, batch, hidden}, cd);
+  Tensor y = result(0, {seq, dirs, batch, hidden});
+  if (std::any_of(lens.begin(), lens.end(), [&](int64_t n) { return n < seq; }))
+    std::fill_n(y.data<C>(), y.numel(), C(0));
   const bool has_clip = a.clip.has_value();
   const double clip = has_clip ? *a.clip : 0.0;
   auto clipped = [&](auto v) {
@@ -463,7 +485,9 @@ void Run(KernelCtx& k, const RecurrentAttrs& a, Cell cell, bool fast) {
     for (int d = 0; d < dirs; ++d) direction(d);
   // Outputs: Y, Y_h, Y_c (each optional), in the requested layout.
   auto store = [&](int i, Tensor src) {
-    if (i >= k.num_outputs() || !k.outputs[i].defined() || k.outputs[i].numel() == 0) return;
+    if (i >= k.num_outputs() || !k.outputs[i].defined() || k.outputs[i].numel() == 0 ||
+        src.block() == k.outputs[i].block())
+      return;
     if (a.layout == 1) src = src.ndim() == 4 ? src.Permute({2, 0, 1, 3}) : src.Permute({1, 0, 2});
     cpu::ConvertCopy(src, k.outputs[i]);
   };

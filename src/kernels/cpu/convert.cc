@@ -135,14 +135,22 @@ namespace singa {
 void Tensor::CopyFrom(const Tensor& src) {
   SINGA_CHECK(src.shape_ == shape_ || BroadcastShapes(src.shape_, shape_, "CopyFrom") == shape_,
               ShapeError, "CopyFrom: source " << src.ToString() << " does not fit " << ToString());
-  Tensor dst = *this;
+  static constexpr auto copy = [](const Tensor& from, const Tensor& to) {
 #if SINGA_CUDA
-  if (device_.type == DeviceType::kCuda || src.device_.type == DeviceType::kCuda) {
-    device_.Exec([src, dst] { cuda::Copy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
+    if (to.device().type == DeviceType::kCuda || from.device().type == DeviceType::kCuda)
+      return cuda::Copy(from, to);
+#endif
+    cpu::ConvertCopy(from, to);
+  };
+  // Run now, the copy needs no copies of the tensors for a recorded op (a
+  // planned run copies its inputs in and its results out this way).
+  if (!device_.graph_enabled()) {
+    copy(src, *this);
+    internal::TouchBlocks(std::span(this, 1));
     return;
   }
-#endif
-  device_.Exec([src, dst] { cpu::ConvertCopy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
+  const Tensor dst = *this;
+  device_.Exec([src, dst] { copy(src, dst); }, std::span(&src, 1), std::span(&dst, 1));
 }
 
 void Tensor::Fill(double value) {
