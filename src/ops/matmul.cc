@@ -74,7 +74,7 @@ void MatMulForward(KernelCtx& k, const NoAttrs&) {
     const int64_t m = o.y.numel() / n;
     // (o.b is a view when it was broadcast to A's rank: the input tells.)
     const bool param = k.input(1).stores_grad();
-    if (param ? cpu::PanelMatMulFits(m, kk, n) : m * kk * n <= (int64_t{1} << 16)) {
+    if (cpu::PanelMatMulFits(m, kk, n) && (param || m * kk * n <= (int64_t{1} << 16))) {
       cpu::PanelMatMul(o.a.data<float>(), cpu::PanelWeights(o.b.Reshape({kk, n}).Transpose()),
                        nullptr, o.y.data<float>(), m, kk, n);
       return;
