@@ -238,11 +238,7 @@ memory::desc WeightsDesc(const Tensor& w, int64_t group) {
 }
 
 // What a candidate being timed keeps across its rounds: its weights in its
-// layout, since the steady state reorders them once per version (timing that
-// reorder on every call made YOLO's 1x1 layers pick oneDNN's gemm
-// convolution, whose Swish post-op runs 6x slower than the jit kernel's),
-// and its reorder buffers, which fresh would be first-touched on every
-// round (the build runs with the allocator's cache off).
+// layout (ConvTrial), and its reorder buffers.
 struct TimedBuffers {
   memory wei;
   Tensor wei_buf, src, dst;
@@ -351,8 +347,11 @@ size_t Fastest(size_t n, Run&& run) {
 //    brgconv/nhwc took 23.4 ms and jit/nChw16c 15.6 ms; at batch 16 the 3x3 layers with small
 //    spatial size were 3-23% slower than torch with "any" alone.
 // Each candidate is timed as a whole call (src/weights reorders, the
-// convolution, the dst reorder) on the call's own tensors, interleaved over
-// 3-10 rounds, keeping each one's minimum; the fastest is kept for the key.
+// convolution, the dst reorder) on the convolution's own calls, in turn
+// (ConvTrial): each call runs one candidate, so a first run pays for making
+// the candidates but not for 4-11 timed rounds of each (the DB text
+// detector's fresh-process first run: 41-45 -> 24-28 ms). The fastest is
+// kept for the key.
 // The pick is also kept for the key's shape class (`family`: the same
 // convolution with the batch and spatial sizes rounded down to powers of
 // two): a model called on inputs of ever new sizes (text lines of any
@@ -367,9 +366,10 @@ size_t Fastest(size_t n, Run&& run) {
 // (when another exists) are dropped first. The pick can differ between
 // processes on a noisy machine; every candidate computes the same
 // convolution, differing only in summation order.
-std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& family, const Tensor& x,
-                                 const Tensor& w, const Tensor& b, const Tensor& z, const Tensor& y,
-                                 const ops::Window& win, const ConvAttrs& a) {
+std::vector<ConvPrim> ConvCandidates(const std::string& key, const std::string& family,
+                                     const Tensor& x, const Tensor& w, const Tensor& b,
+                                     const Tensor& z, const Tensor& y, const ops::Window& win,
+                                     const ConvAttrs& a) {
   cpu::TuningFile& picks = cpu::TuningFile::Layouts();
   const std::string known = family.empty() ? "" : picks.Lookup(family).value_or("");
   const int64_t group = a.group;
@@ -461,30 +461,13 @@ std::optional<ConvPrim> MakeConv(const std::string& key, const std::string& fami
   }
   // The class's pick has no good implementation at this size: time them all.
   if (!known.empty() && (cands.empty() || is_ref(cands[0])))
-    return MakeConv(key, "", x, w, b, z, y, win, a);
+    return ConvCandidates(key, "", x, w, b, z, y, win, a);
   if (!std::all_of(cands.begin(), cands.end(), is_ref)) std::erase_if(cands, is_ref);
-  if (cands.empty()) return std::nullopt;
-  size_t pick = 0;
-  if (cands.size() > 1) {
-    std::vector<TimedBuffers> bufs(cands.size());
-    const memory plain(WeightsDesc(w, group), du::Engine(), w.raw_data());
-    for (size_t i = 0; i < cands.size(); ++i) {
-      if (cands[i].wei_is_plain && w.is_contiguous()) {
-        bufs[i].wei = plain;
-        continue;
-      }
-      bufs[i].wei = du::ScratchMem(cands[i].pd.weights_desc(), bufs[i].wei_buf);
-      du::Reorder(WeightsReorderKey(key, cands[i].layout, w), plain, bufs[i].wei);
-    }
-    pick = Fastest(cands.size(),
-                   [&](size_t i) { RunConv(cands[i], key, x, w, b, z, y, group, &bufs[i]); });
-  }
-  if (known.empty() && !family.empty()) picks.Remember(family, cands[pick].layout);
-  return std::move(cands[pick]);
+  return cands;
 }
 
 // `key` with x's batch and spatial sizes rounded down to powers of two: the
-// convolutions whose layout pick is shared (MakeConv).
+// convolutions whose layout pick is shared (ConvCandidates).
 std::string ShapeClass(const std::string& key, const Tensor& x) {
   Shape rounded = x.shape();
   for (size_t i = 0; i < rounded.size(); ++i)
@@ -567,11 +550,37 @@ double RentMs() {
   return v && *v ? std::max(0.0, std::atof(v)) : 1.0;
 }
 
+// Layout candidates timed on a convolution's own calls, one after the
+// other: a warm-up call each (JIT code, first touch), then kRounds timed
+// calls each, keeping each one's fastest. Each holds W in its layout for
+// the trial (the steady state reorders W once per version: timing that
+// reorder on every call made YOLO's 1x1 layers pick oneDNN's gemm
+// convolution, whose Swish post-op runs 6x slower than the jit kernel's).
+struct ConvTrial {
+  static constexpr int kRounds = 3;
+  std::vector<std::shared_ptr<const ConvPrim>> cands;
+  std::vector<Tensor> wei;  // W in each candidate's layout (undefined: W as it is)
+  std::vector<double> best;
+  int64_t calls = 0;
+  std::string family;
+  uint64_t w_version = 0;
+  bool done() const { return calls >= static_cast<int64_t>(cands.size()) * (kRounds + 1); }
+  size_t fastest() const { return std::min_element(best.begin(), best.end()) - best.begin(); }
+};
+
 struct ConvEntry {
   std::unique_ptr<std::mutex> mu = std::make_unique<std::mutex>();
   double rent_ms = 0, rented_ms = 0;
   bool made = false;
-  std::optional<ConvPrim> prim;  // none: the loops
+  std::shared_ptr<const ConvPrim> prim;  // none: the loops, or the trial's
+  std::unique_ptr<ConvTrial> trial;
+  // The trial's pick becomes the primitive (and the shape class's).
+  void Settle() {
+    const size_t pick = trial->fastest();
+    prim = trial->cands[pick];
+    if (!trial->family.empty()) cpu::TuningFile::Layouts().Remember(trial->family, prim->layout);
+    trial.reset();
+  }
 };
 
 // Whether cpu::DirectConv computes this convolution: float32, 2-D,
@@ -648,12 +657,47 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
   const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
   const Tensor z = k.has_input(3) ? k.input(3) : Tensor();
   bool rent = false;
+  std::shared_ptr<const ConvPrim> prim;
+  int64_t trial_call = -1;
+  TimedBuffers timed;
   {
     std::lock_guard<std::mutex> lock(*entry.mu);
     rent = !entry.made && entry.rented_ms < entry.rent_ms && DirectConvFits(k, a, win);
     if (!rent && !entry.made) {
-      entry.prim = MakeConv(key, ShapeClass(key, x), x, w, b, z, k.output(0), win, a);
+      const std::string family = ShapeClass(key, x);
+      std::vector<ConvPrim> cands = ConvCandidates(key, family, x, w, b, z, k.output(0), win, a);
       entry.made = true;
+      if (cands.size() == 1) entry.prim = std::make_shared<const ConvPrim>(std::move(cands[0]));
+      if (cands.size() > 1) {
+        auto t = std::make_unique<ConvTrial>();
+        const memory plain(WeightsDesc(w, a.group), du::Engine(), w.raw_data());
+        for (ConvPrim& c : cands) {
+          Tensor packed;
+          if (!c.wei_is_plain || !w.is_contiguous())
+            du::Reorder(WeightsReorderKey(key, c.layout, w), plain,
+                        du::ScratchMem(c.pd.weights_desc(), packed));
+          t->wei.push_back(packed);
+          t->cands.push_back(std::make_shared<const ConvPrim>(std::move(c)));
+        }
+        t->best.assign(t->cands.size(), std::numeric_limits<double>::infinity());
+        t->family = family;
+        t->w_version = w.block()->version();
+        entry.trial = std::move(t);
+      }
+    }
+    // A new W (a training step's) ends the trial: its candidates hold the old.
+    if (entry.trial && entry.trial->w_version != w.block()->version()) entry.Settle();
+    if (!rent && entry.trial) {
+      ConvTrial& t = *entry.trial;
+      trial_call = t.calls++;
+      const size_t i = trial_call % t.cands.size();
+      prim = t.cands[i];
+      timed.wei = t.wei[i].defined()
+                      ? memory(prim->pd.weights_desc(), du::Engine(), t.wei[i].raw_data())
+                      : memory(WeightsDesc(w, a.group), du::Engine(), w.raw_data());
+      timed.wei_buf = t.wei[i];  // kept alive for the call
+    } else {
+      prim = entry.prim;
     }
   }
   if (rent) {
@@ -664,8 +708,19 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
     entry.rented_ms += took.count();
     return;
   }
-  if (!entry.prim) return ConvReference(k, a);
-  RunConv(*entry.prim, key, x, w, b, z, k.output(0), a.group);
+  if (!prim) return ConvReference(k, a);
+  if (trial_call < 0) return RunConv(*prim, key, x, w, b, z, k.output(0), a.group);
+  const auto t0 = std::chrono::steady_clock::now();
+  RunConv(*prim, key, x, w, b, z, k.output(0), a.group, &timed);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+  std::lock_guard<std::mutex> lock(*entry.mu);
+  if (!entry.trial) return;  // settled meanwhile
+  ConvTrial& t = *entry.trial;
+  const size_t i = trial_call % t.cands.size();
+  if (trial_call >= static_cast<int64_t>(t.cands.size()))
+    t.best[i] = std::min(t.best[i], took.count());
+  if (t.done() && std::all_of(t.best.begin(), t.best.end(), [](double v) { return v < 1e300; }))
+    entry.Settle();
 }
 
 void ConvForward(KernelCtx& k, const ConvAttrs& a) {
