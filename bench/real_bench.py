@@ -255,8 +255,8 @@ def _children(kind, name, threads, rounds):
     """Runs `rounds` pairs of child processes (singa, onnxruntime, alternating)
     of `kind` on model `name`; {runtime: [results]}, computed once per
     arguments (the load, memory and stream sections share them). Each child
-    starts with an empty layout cache (it times its convolutions itself as a
-    first process on a machine does), except for kind "cached": "fresh"
+    starts with an empty layout cache (it makes its convolutions' candidate
+    layouts itself as a first process on a machine does), except for kind "cached": "fresh"
     children sharing a cache that one unmeasured child filled first."""
     key = (kind, name, threads, rounds)
     if key not in _CHILD_RESULTS:
@@ -299,10 +299,11 @@ def bench_load(compare_many, threads, rounds, models=None):
         return [(f"{label}: load (prepare / InferenceSession)", t[0], t[1], ""),
                 (f"{label}: load + first run, in a process that ran it before", t[2], t[3], ""),
                 (f"{label}: load + first run, fresh process", first[0], first[1],
-                 f"median of {n} processes each; singa times its convolution layouts"),
+                 f"median of {n} processes each; singa makes its convolutions' layout "
+                 f"candidates (timed on later calls)"),
                 (f"{label}: load + first run, fresh process after another", cached[0], cached[1],
                  f"median of {n} processes each; singa reads the layouts an earlier "
-                 f"process timed")]
+                 f"process settled (none the 3 runs of one settle)")]
 
     return _each_model(models or rm.NAMES, one, "load")
 
