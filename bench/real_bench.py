@@ -303,7 +303,7 @@ def bench_load(compare_many, threads, rounds, models=None):
                  f"candidates (timed on later calls)"),
                 (f"{label}: load + first run, fresh process after another", cached[0], cached[1],
                  f"median of {n} processes each; singa reads the layouts an earlier "
-                 f"process settled (none the 3 runs of one settle)")]
+                 f"process settled (three runs settle none)")]
 
     return _each_model(models or rm.NAMES, one, "load")
 
