@@ -65,8 +65,8 @@ std::mt19937_64& Device::rng() const { return runtime().rng(); }
 void Device::SetVerbosity(int level) const { runtime().verbosity = level; }
 
 size_t Device::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared,
-                               std::span<const Tensor> inputs, ArenaPlacement* placement) const {
-  return runtime().PlanGraphMemory(keep, shared, inputs, placement);
+                               std::span<const Tensor> inputs) const {
+  return runtime().PlanGraphMemory(keep, shared, inputs);
 }
 
 CaptureSuspendGuard::CaptureSuspendGuard(Device device)
@@ -93,7 +93,7 @@ void DeviceRuntime::Replay(std::vector<Op>& ops) {
 }
 
 size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared,
-                                      std::span<const Tensor> inputs, ArenaPlacement* placement) {
+                                      std::span<const Tensor> inputs) {
   struct Life {
     size_t first, last, bytes, offset = 0;
   };
@@ -157,10 +157,7 @@ size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena*
     }
     arena = shared->memory;
   }
-  for (Block* b : order) {
-    b->Place(static_cast<char*>(arena.get()) + lives[b].offset, arena);
-    if (placement) placement->emplace_back(b, lives[b].offset);
-  }
+  for (Block* b : order) b->Place(static_cast<char*>(arena.get()) + lives[b].offset, arena);
   return total;
 }
 
@@ -169,13 +166,6 @@ void Block::Place(void* ptr, std::shared_ptr<void> owner) {
   ptr_ = ptr;
   owned_ = false;
   owner_ = std::move(owner);
-}
-
-void Block::Move(void* ptr, std::shared_ptr<void> owner) {
-  SINGA_CHECK(ptr_ && !owned_, Error, "Block::Move: the block is not placed");
-  ptr_ = ptr;
-  owner_ = std::move(owner);
-  Touch();
 }
 
 Block::Block(Device device, size_t bytes, DType dtype)

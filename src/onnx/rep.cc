@@ -324,13 +324,14 @@ struct SingaRep::Plans {
     return n;
   }
 
-  // Moves the plans placed in an arena that has since grown into the
-  // shared one (they would keep the old one alive beside it), then drops
+  // Drops the plans placed in an arena that has since grown (the shared
+  // one is now larger: they would keep the old one alive beside it), then
   // least recently used plans other than `keep` while over a bound.
   void Trim(const std::string& keep) {
-    for (auto& [key, e] : by_key)
-      if (e.plan && e.plan->arena().memory && e.plan->arena().memory != arena.memory)
-        e.plan->MoveTo(arena);
+    std::erase_if(by_key, [&](const auto& kv) {
+      const SharedArena& a = kv.second.plan ? kv.second.plan->arena() : SharedArena{};
+      return kv.first != keep && a.memory && a.memory != arena.memory;
+    });
     while (by_key.size() > 1 && (by_key.size() > kMaxPlans || ArenaBytes() > kMaxPlanBytes)) {
       auto oldest = by_key.end();
       for (auto it = by_key.begin(); it != by_key.end(); ++it)

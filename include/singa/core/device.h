@@ -41,9 +41,6 @@ struct SharedArena {
   std::shared_ptr<void> memory;
   size_t bytes = 0;
 };
-// The blocks of a recording in its arena, at their offsets: what moving it to
-// another arena, as large, changes (Block::Move). The recording owns them.
-using ArenaPlacement = std::vector<std::pair<Block*, size_t>>;
 
 struct Device {
   DeviceType type = DeviceType::kCpu;
@@ -80,11 +77,9 @@ struct Device {
   // recording do not overlap. Blocks of `keep` (results read after a replay)
   // get memory of their own. Returns the arena's size in bytes. With
   // `shared`, the arena is that one's. Blocks of `inputs` (written before a
-  // replay) live from its first op on. `placement` receives where each block
-  // went.
+  // replay) live from its first op on.
   size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr,
-                         std::span<const Tensor> inputs = {},
-                         ArenaPlacement* placement = nullptr) const;
+                         std::span<const Tensor> inputs = {}) const;
   // Waits for the device's queued work (a GPU's stream); CPU ops complete
   // before Exec returns.
   void Sync() const;
@@ -114,9 +109,6 @@ class Block {
   bool allocated() const { return ptr_ != nullptr || bytes_ == 0; }
   // Backs an unallocated block with memory owned by `owner` (a graph's arena).
   void Place(void* ptr, std::shared_ptr<void> owner);
-  // Moves a placed block to `ptr` in `owner`'s memory, leaving its contents
-  // behind (a plan's arena holds nothing from one replay to the next).
-  void Move(void* ptr, std::shared_ptr<void> owner);
   size_t size() const { return bytes_; }
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
@@ -161,7 +153,7 @@ class DeviceRuntime {
   // Moves the recording out (a captured step keeps and replays its own).
   std::vector<Op> TakeGraph() { return std::exchange(graph_, {}); }
   size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr,
-                         std::span<const Tensor> inputs = {}, ArenaPlacement* placement = nullptr);
+                         std::span<const Tensor> inputs = {});
   size_t graph_size() const { return graph_.size(); }
   std::mt19937_64& rng() { return rng_; }
   int verbosity = 0;
