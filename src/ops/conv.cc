@@ -237,13 +237,6 @@ memory::desc WeightsDesc(const Tensor& w, int64_t group) {
   return memory::desc(dims, du::ToDnnl(w.dtype()), strides);
 }
 
-// What a candidate being timed keeps across its rounds: its weights in its
-// layout (ConvTrial), and its reorder buffers.
-struct TimedBuffers {
-  memory wei;
-  Tensor wei_buf, src, dst;
-};
-
 // The cache key of the reorder of w into the layout of the candidate `layout`
 // of the convolution keyed `key`.
 std::string WeightsReorderKey(const std::string& key, const std::string& layout, const Tensor& w) {
@@ -254,33 +247,23 @@ std::string WeightsReorderKey(const std::string& key, const std::string& layout,
 
 // One call of p: reorders x and w into p's layouts where they differ, the
 // convolution (with Z in dst first for a sum post-op), and the reorder of
-// its result into y. `key` is the convolution's cache key. A candidate
-// being timed passes its `timed` buffers, and keeps no packed weights.
+// its result into y. `key` is the convolution's cache key.
 void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const Tensor& w,
-             const Tensor& b, const Tensor& z, const Tensor& y, int64_t group,
-             TimedBuffers* timed = nullptr) {
+             const Tensor& b, const Tensor& z, const Tensor& y, int64_t group) {
   const std::string base = key + "|" + p.layout;
-  Tensor src_local, dst_local;
-  Tensor& src_buf = timed ? timed->src : src_local;
-  Tensor& dst_buf = timed ? timed->dst : dst_local;
-  const auto scratch = [](const memory::desc& d, Tensor& holder) {
-    return holder.defined() ? memory(d, du::Engine(), holder.raw_data())
-                            : du::ScratchMem(d, holder);
-  };
+  Tensor src_buf, dst_buf;
   memory src, wei, dst;
   if (p.blocked & kBlockedX) {
     src = memory(p.pd.src_desc(), du::Engine(), x.raw_data());
   } else if (p.src_is_plain && x.is_contiguous()) {
     src = du::Mem(x, p.src_plain);
   } else {
-    src = scratch(p.pd.src_desc(), src_buf);
+    src = du::ScratchMem(p.pd.src_desc(), src_buf);
     std::string rk = base + "|src|";
     du::AppendKey(rk, x);
     du::Reorder(rk, du::Mem(x), src);
   }
-  if (timed) {
-    wei = timed->wei;
-  } else if (p.wei_is_plain && w.is_contiguous()) {
+  if (p.wei_is_plain && w.is_contiguous()) {
     wei = du::Mem(w, p.wei_plain);
   } else {
     wei = du::PackedWeights(w, WeightsDesc(w, group), p.pd.weights_desc(),
@@ -289,7 +272,7 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   const bool y_blocked = p.blocked & kBlockedY;
   dst = y_blocked        ? memory(p.pd.dst_desc(), du::Engine(), y.raw_data())
         : p.dst_is_plain ? du::Mem(y, p.dst_plain)
-                         : scratch(p.pd.dst_desc(), dst_buf);
+                         : du::ScratchMem(p.pd.dst_desc(), dst_buf);
   if (p.sum) {
     std::string rk = base + "|z|";
     du::AppendKey(rk, z);
@@ -369,9 +352,9 @@ size_t Fastest(size_t n, Run&& run) {
 std::vector<ConvPrim> ConvCandidates(const std::string& key, const std::string& family,
                                      const Tensor& x, const Tensor& w, const Tensor& b,
                                      const Tensor& z, const Tensor& y, const ops::Window& win,
-                                     const ConvAttrs& a) {
+                                     const ConvAttrs& a, const std::string& leading = "") {
   cpu::TuningFile& picks = cpu::TuningFile::Layouts();
-  const std::string known = family.empty() ? "" : picks.Lookup(family).value_or("");
+  const std::string known = family.empty() ? "" : picks.Lookup(family).value_or(leading);
   const int64_t group = a.group;
   const memory::data_type dt = du::ToDnnl(x.dtype());
   const memory::desc src_plain = du::PlainDesc(x.shape(), x.dtype());
@@ -551,21 +534,51 @@ double RentMs() {
 }
 
 // Layout candidates timed on a convolution's own calls, one after the
-// other: a warm-up call each (JIT code, first touch), then kRounds timed
-// calls each, keeping each one's fastest. Each holds W in its layout for
-// the trial (the steady state reorders W once per version: timing that
+// other: a warm-up call each (JIT code, first touch, W packed into its
+// layout: timed calls find it packed, as the steady state does; timing that
 // reorder on every call made YOLO's 1x1 layers pick oneDNN's gemm
-// convolution, whose Swish post-op runs 6x slower than the jit kernel's).
+// convolution, whose Swish post-op runs 6x slower than the jit kernel's),
+// then kRounds timed calls each, keeping each one's fastest.
 struct ConvTrial {
   static constexpr int kRounds = 3;
   std::vector<std::shared_ptr<const ConvPrim>> cands;
-  std::vector<Tensor> wei;  // W in each candidate's layout (undefined: W as it is)
   std::vector<double> best;
   int64_t calls = 0;
   std::string family;
-  uint64_t w_version = 0;
   bool done() const { return calls >= static_cast<int64_t>(cands.size()) * (kRounds + 1); }
   size_t fastest() const { return std::min_element(best.begin(), best.end()) - best.begin(); }
+};
+
+// The shape classes with a trial under way, each with the layout leading it
+// (its fastest so far, else its first candidate): a new shape of the class
+// makes that candidate alone. A stream of new sizes, each run a few times,
+// would otherwise keep a trial of every candidate per size, none settled
+// (the text-direction classifier's stream grew by 28 MiB).
+class Leaders {
+ public:
+  static std::optional<std::string> Of(const std::string& family) {
+    std::lock_guard<std::mutex> lock(mu());
+    auto it = map().find(family);
+    return it == map().end() ? std::nullopt : std::optional(it->second);
+  }
+  static void Set(const std::string& family, const std::string& layout) {
+    std::lock_guard<std::mutex> lock(mu());
+    map()[family] = layout;
+  }
+  static void Drop(const std::string& family) {
+    std::lock_guard<std::mutex> lock(mu());
+    map().erase(family);
+  }
+
+ private:
+  static std::mutex& mu() {
+    static std::mutex m;
+    return m;
+  }
+  static std::unordered_map<std::string, std::string>& map() {
+    static auto* m = new std::unordered_map<std::string, std::string>();
+    return *m;
+  }
 };
 
 struct ConvEntry {
@@ -578,7 +591,8 @@ struct ConvEntry {
   void Settle() {
     const size_t pick = trial->fastest();
     prim = trial->cands[pick];
-    if (!trial->family.empty()) cpu::TuningFile::Layouts().Remember(trial->family, prim->layout);
+    cpu::TuningFile::Layouts().Remember(trial->family, prim->layout);
+    Leaders::Drop(trial->family);
     trial.reset();
   }
 };
@@ -659,43 +673,30 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
   bool rent = false;
   std::shared_ptr<const ConvPrim> prim;
   int64_t trial_call = -1;
-  TimedBuffers timed;
   {
     std::lock_guard<std::mutex> lock(*entry.mu);
     rent = !entry.made && entry.rented_ms < entry.rent_ms && DirectConvFits(k, a, win);
     if (!rent && !entry.made) {
       const std::string family = ShapeClass(key, x);
-      std::vector<ConvPrim> cands = ConvCandidates(key, family, x, w, b, z, k.output(0), win, a);
+      const std::optional<std::string> leading = Leaders::Of(family);
+      std::vector<ConvPrim> cands =
+          ConvCandidates(key, family, x, w, b, z, k.output(0), win, a, leading.value_or(""));
       entry.made = true;
       if (cands.size() == 1) entry.prim = std::make_shared<const ConvPrim>(std::move(cands[0]));
       if (cands.size() > 1) {
+        Leaders::Set(family, cands[0].layout);
         auto t = std::make_unique<ConvTrial>();
-        const memory plain(WeightsDesc(w, a.group), du::Engine(), w.raw_data());
-        for (ConvPrim& c : cands) {
-          Tensor packed;
-          if (!c.wei_is_plain || !w.is_contiguous())
-            du::Reorder(WeightsReorderKey(key, c.layout, w), plain,
-                        du::ScratchMem(c.pd.weights_desc(), packed));
-          t->wei.push_back(packed);
+        for (ConvPrim& c : cands)
           t->cands.push_back(std::make_shared<const ConvPrim>(std::move(c)));
-        }
         t->best.assign(t->cands.size(), std::numeric_limits<double>::infinity());
         t->family = family;
-        t->w_version = w.block()->version();
         entry.trial = std::move(t);
       }
     }
-    // A new W (a training step's) ends the trial: its candidates hold the old.
-    if (entry.trial && entry.trial->w_version != w.block()->version()) entry.Settle();
     if (!rent && entry.trial) {
       ConvTrial& t = *entry.trial;
       trial_call = t.calls++;
-      const size_t i = trial_call % t.cands.size();
-      prim = t.cands[i];
-      timed.wei = t.wei[i].defined()
-                      ? memory(prim->pd.weights_desc(), du::Engine(), t.wei[i].raw_data())
-                      : memory(WeightsDesc(w, a.group), du::Engine(), w.raw_data());
-      timed.wei_buf = t.wei[i];  // kept alive for the call
+      prim = t.cands[trial_call % t.cands.size()];
     } else {
       prim = entry.prim;
     }
@@ -711,14 +712,16 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
   if (!prim) return ConvReference(k, a);
   if (trial_call < 0) return RunConv(*prim, key, x, w, b, z, k.output(0), a.group);
   const auto t0 = std::chrono::steady_clock::now();
-  RunConv(*prim, key, x, w, b, z, k.output(0), a.group, &timed);
+  RunConv(*prim, key, x, w, b, z, k.output(0), a.group);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
   std::lock_guard<std::mutex> lock(*entry.mu);
   if (!entry.trial) return;  // settled meanwhile
   ConvTrial& t = *entry.trial;
   const size_t i = trial_call % t.cands.size();
-  if (trial_call >= static_cast<int64_t>(t.cands.size()))
+  if (trial_call >= static_cast<int64_t>(t.cands.size())) {
     t.best[i] = std::min(t.best[i], took.count());
+    Leaders::Set(t.family, t.cands[t.fastest()]->layout);
+  }
   if (t.done() && std::all_of(t.best.begin(), t.best.end(), [](double v) { return v < 1e300; }))
     entry.Settle();
 }
