@@ -587,10 +587,14 @@ struct ConvEntry {
   bool made = false;
   std::shared_ptr<const ConvPrim> prim;  // none: the loops, or the trial's
   std::unique_ptr<ConvTrial> trial;
-  // The trial's pick becomes the primitive (and the shape class's).
-  void Settle() {
+  // The trial's pick becomes the primitive (and the shape class's); the
+  // other candidates' copies of W go.
+  void Settle(const Tensor& w) {
     const size_t pick = trial->fastest();
     prim = trial->cands[pick];
+    for (const auto& c : trial->cands)
+      if (c->pd.weights_desc() != prim->pd.weights_desc())
+        du::ForgetPackedWeights(w, c->pd.weights_desc());
     cpu::TuningFile::Layouts().Remember(trial->family, prim->layout);
     Leaders::Drop(trial->family);
     trial.reset();
@@ -723,7 +727,7 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
     Leaders::Set(t.family, t.cands[t.fastest()]->layout);
   }
   if (t.done() && std::all_of(t.best.begin(), t.best.end(), [](double v) { return v < 1e300; }))
-    entry.Settle();
+    entry.Settle(w);
 }
 
 void ConvForward(KernelCtx& k, const ConvAttrs& a) {

@@ -156,43 +156,70 @@ dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
   });
 }
 
-dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
-                           const dnnl::memory::desc& want,
-                           const std::function<void(const dnnl::memory& to)>& pack) {
-  struct Entry {
-    std::weak_ptr<Block> block;
-    uint64_t version = 0;
-    dnnl::memory::desc from, want;
-    Tensor holder;
-  };
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, std::vector<Entry>>();
-  const std::shared_ptr<Block> block = internal::BlockOf(w);
+namespace {
+
+// PackedWeights' copies, per weight view (its data's address, dtype, shape
+// and strides).
+struct PackedEntry {
+  std::weak_ptr<Block> block;
+  uint64_t version = 0;
+  dnnl::memory::desc from, want;
+  Tensor holder;
+};
+struct PackedCache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::vector<PackedEntry>> entries;
+};
+PackedCache& Packed() {
+  static auto* cache = new PackedCache();
+  return *cache;
+}
+std::string PackedKey(const Tensor& w) {
   // The view's data, not only its block: slices of one weight (a recurrent
   // op's directions) are packed apart.
   std::string key = std::to_string(reinterpret_cast<uintptr_t>(w.raw_data())) + "|";
   AppendKey(key, w);
-  std::lock_guard<std::mutex> lock(mu);
-  std::vector<Entry>& entries = (*cache)[key];
+  return key;
+}
+
+}  // namespace
+
+dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
+                           const dnnl::memory::desc& want,
+                           const std::function<void(const dnnl::memory& to)>& pack) {
+  PackedCache& cache = Packed();
+  const std::shared_ptr<Block> block = internal::BlockOf(w);
+  const std::string key = PackedKey(w);
+  std::lock_guard<std::mutex> lock(cache.mu);
+  std::vector<PackedEntry>& entries = cache.entries[key];
   // (an entry of a freed block whose address a new one reuses)
-  std::erase_if(entries, [&](const Entry& e) { return e.block.lock() != block; });
+  std::erase_if(entries, [&](const PackedEntry& e) { return e.block.lock() != block; });
   auto it = std::find_if(entries.begin(), entries.end(),
-                         [&](const Entry& e) { return e.from == from && e.want == want; });
+                         [&](const PackedEntry& e) { return e.from == from && e.want == want; });
   if (it != entries.end() && it->version == block->version() && it->holder.defined())
     return dnnl::memory(want, Engine(), it->holder.raw_data());
   if (it == entries.end()) {
     // A new entry: first drop the packed copies of freed weights (a plan
     // dropped for another input shape takes its folded weights with it).
-    for (auto& [k, v] : *cache)
-      if (&v != &entries) std::erase_if(v, [](const Entry& e) { return e.block.expired(); });
-    std::erase_if(*cache,
+    for (auto& [k, v] : cache.entries)
+      if (&v != &entries) std::erase_if(v, [](const PackedEntry& e) { return e.block.expired(); });
+    std::erase_if(cache.entries,
                   [&](const auto& kv) { return kv.second.empty() && &kv.second != &entries; });
-    it = entries.insert(entries.end(), Entry{block, 0, from, want, Tensor()});
+    it = entries.insert(entries.end(), PackedEntry{block, 0, from, want, Tensor()});
   }
   dnnl::memory packed = ScratchMem(want, it->holder);
   pack(packed);
   it->version = block->version();
   return packed;
+}
+
+void ForgetPackedWeights(const Tensor& w, const dnnl::memory::desc& want) {
+  PackedCache& cache = Packed();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto it = cache.entries.find(PackedKey(w));
+  if (it == cache.entries.end()) return;
+  std::erase_if(it->second, [&](const PackedEntry& e) { return e.want == want; });
+  if (it->second.empty()) cache.entries.erase(it);
 }
 
 void AppendKey(std::string& key, const Tensor& t) {

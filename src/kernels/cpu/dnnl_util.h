@@ -119,6 +119,8 @@ dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
 dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
                            const dnnl::memory::desc& want,
                            const std::function<void(const dnnl::memory& to)>& pack);
+// Drops the copies of w packed into `want` (a layout candidate that lost).
+void ForgetPackedWeights(const Tensor& w, const dnnl::memory::desc& want);
 
 // Appends shape/strides/dtype of t to a cache key.
 void AppendKey(std::string& key, const Tensor& t);
