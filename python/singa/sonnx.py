@@ -302,8 +302,6 @@ class SingaRep(BackendRep):
                                  f"missing {missing}, unknown {extra}") from None
         elif isinstance(inputs, (np.ndarray, Tensor)):
             inputs = [inputs]
-        if len(inputs) <= len(meta):
-            return [_input_ct(x, *m) for x, m in zip(inputs, meta)]
         return [_input_ct(x, *meta[i]) if i < len(meta) else _input_ct(x, f"input {i}")
                 for i, x in enumerate(inputs)]
 

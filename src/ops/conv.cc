@@ -309,8 +309,8 @@ size_t Fastest(size_t n, Run&& run) {
   return std::min_element(best.begin(), best.end()) - best.begin();
 }
 
-// NOTE: which layout is fastest depends on the shape, so MakeConv builds up
-// to three candidates and times them on the first call of each key:
+// NOTE: which layout is fastest depends on the shape, so ConvCandidates builds
+// up to three candidates, which RunEntry times on the key's calls (ConvTrial):
 //  - "plain": src/dst in plain NCHW, for a float32 pointwise (1x1, unpadded,
 //    ungrouped) convolution: one GEMM per image without any reorder, the
 //    fastest for some of MobileNet-V2's and ShuffleNet-V2's 1x1 layers.
