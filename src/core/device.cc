@@ -162,8 +162,8 @@ size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena*
 }
 
 void Block::Place(void* ptr, std::shared_ptr<void> owner) {
-  SINGA_CHECK(!ptr_, Error, "Block::Place: the block is already allocated");
-  ptr_ = ptr;
+  SINGA_CHECK(!ptr_.load(), Error, "Block::Place: the block is already allocated");
+  ptr_.store(ptr, std::memory_order_release);
   owned_ = false;
   owner_ = std::move(owner);
 }
@@ -179,21 +179,27 @@ Block::Block(Device device, void* data, size_t bytes, std::shared_ptr<void> owne
       owned_(false),
       owner_(std::move(owner)) {}
 
-void Block::Allocate() {
-  ptr_ = device_.mem_pool().Malloc(bytes_);
-  if (dtype_ == DType::kString) {
-    auto* s = static_cast<std::string*>(ptr_);
-    for (size_t i = 0; i < bytes_ / sizeof(std::string); ++i) new (s + i) std::string();
-  }
+void* Block::Allocate() {
+  void* mine = device_.mem_pool().Malloc(bytes_);
+  const size_t strings = dtype_ == DType::kString ? bytes_ / sizeof(std::string) : 0;
+  auto* s = static_cast<std::string*>(mine);
+  for (size_t i = 0; i < strings; ++i) new (s + i) std::string();
+  void* expected = nullptr;
+  if (ptr_.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
+  // Another thread allocated it first.
+  for (size_t i = 0; i < strings; ++i) s[i].~basic_string();
+  device_.mem_pool().Free(mine, bytes_);
+  return expected;
 }
 
 Block::~Block() {
-  if (!owned_ || !ptr_) return;
+  void* p = ptr_.load();
+  if (!owned_ || !p) return;
   if (dtype_ == DType::kString) {
-    auto* s = static_cast<std::string*>(ptr_);
+    auto* s = static_cast<std::string*>(p);
     for (size_t i = 0; i < bytes_ / sizeof(std::string); ++i) s[i].~basic_string();
   }
-  device_.mem_pool().Free(ptr_, bytes_);
+  device_.mem_pool().Free(p, bytes_);
 }
 
 std::shared_ptr<Block> internal::BlockOf(const Tensor& t) { return t.block_; }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -257,6 +258,33 @@ TEST(MemPool, TensorsReturnMemory) {
     Tensor t({1024, 1024});
     t.Fill(1);
     EXPECT_GE(pool.stats().current_bytes, before + 4 * 1024 * 1024);
+  }
+  EXPECT_EQ(pool.stats().current_bytes, before);
+}
+
+TEST(MemPool, ThreadsRacingToALazyBlockShareOneAllocation) {
+  // A block is allocated on its first data(): threads that reach it at once
+  // (the directions of a bidirectional recurrent layer, each writing its
+  // half of one output) must all write the same memory, and the losers'
+  // allocations go back to the pool.
+  MemPool& pool = Device::Cpu().mem_pool();
+  const int64_t before = pool.stats().current_bytes;
+  const int n = 4;
+  for (int round = 0; round < 200; ++round) {
+    Tensor t({n, 256});
+    std::atomic<int> ready{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i)
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (ready.load() < n) std::this_thread::yield();
+        std::fill_n(t.data<float>() + i * 256, 256, static_cast<float>(i));
+      });
+    for (auto& th : threads) th.join();
+    const std::vector<float> v = t.ToVector<float>();
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(std::count(v.begin() + i * 256, v.begin() + (i + 1) * 256, float(i)), 256)
+          << "round " << round << ", thread " << i << "'s writes were lost";
   }
   EXPECT_EQ(pool.stats().current_bytes, before);
 }

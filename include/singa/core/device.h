@@ -11,6 +11,7 @@
 //   cpu.RunGraph();                                   // replays the recording
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -92,7 +93,9 @@ struct Device {
 // A device allocation: the storage a Tensor views. Memory comes from the
 // device's MemPool and is allocated on first access to data() (SINGA's lazy
 // allocation), so a recorded graph can place it later. A string block
-// constructs std::string objects in place.
+// constructs std::string objects in place. Threads may race to the first
+// data() of a block (the directions of a bidirectional recurrent layer
+// writing one output): one allocation wins and all of them see it.
 class Block {
  public:
   Block(Device device, size_t bytes, DType dtype = DType::kUInt8);
@@ -103,10 +106,10 @@ class Block {
   Block& operator=(const Block&) = delete;
 
   void* data() {
-    if (!ptr_ && bytes_) Allocate();
-    return ptr_;
+    void* p = ptr_.load(std::memory_order_acquire);
+    return p || !bytes_ ? p : Allocate();
   }
-  bool allocated() const { return ptr_ != nullptr || bytes_ == 0; }
+  bool allocated() const { return ptr_.load(std::memory_order_acquire) != nullptr || bytes_ == 0; }
   // Backs an unallocated block with memory owned by `owner` (a graph's arena).
   void Place(void* ptr, std::shared_ptr<void> owner);
   size_t size() const { return bytes_; }
@@ -121,10 +124,10 @@ class Block {
 
  private:
   static uint64_t NextVersion();
-  void Allocate();
+  void* Allocate();
   uint64_t version_ = NextVersion();
   Device device_;
-  void* ptr_ = nullptr;
+  std::atomic<void*> ptr_{nullptr};
   size_t bytes_ = 0;
   DType dtype_;
   bool owned_ = true;            // false for wrapped memory
