@@ -181,25 +181,26 @@ Block::Block(Device device, void* data, size_t bytes, std::shared_ptr<void> owne
 
 void* Block::Allocate() {
   void* mine = device_.mem_pool().Malloc(bytes_);
-  const size_t strings = dtype_ == DType::kString ? bytes_ / sizeof(std::string) : 0;
-  auto* s = static_cast<std::string*>(mine);
-  for (size_t i = 0; i < strings; ++i) new (s + i) std::string();
+  if (dtype_ == DType::kString) {
+    auto* s = static_cast<std::string*>(mine);
+    for (size_t i = 0; i < bytes_ / sizeof(std::string); ++i) new (s + i) std::string();
+  }
   void* expected = nullptr;
   if (ptr_.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
-  // Another thread allocated it first.
-  for (size_t i = 0; i < strings; ++i) s[i].~basic_string();
-  device_.mem_pool().Free(mine, bytes_);
+  Release(mine);  // another thread allocated it first
   return expected;
 }
 
-Block::~Block() {
-  void* p = ptr_.load();
-  if (!owned_ || !p) return;
+void Block::Release(void* p) {
   if (dtype_ == DType::kString) {
     auto* s = static_cast<std::string*>(p);
     for (size_t i = 0; i < bytes_ / sizeof(std::string); ++i) s[i].~basic_string();
   }
   device_.mem_pool().Free(p, bytes_);
+}
+
+Block::~Block() {
+  if (void* p = ptr_.load(); owned_ && p) Release(p);
 }
 
 std::shared_ptr<Block> internal::BlockOf(const Tensor& t) { return t.block_; }

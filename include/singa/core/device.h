@@ -125,6 +125,7 @@ class Block {
  private:
   static uint64_t NextVersion();
   void* Allocate();
+  void Release(void* p);  // destroys a string block's strings, frees p
   uint64_t version_ = NextVersion();
   Device device_;
   std::atomic<void*> ptr_{nullptr};
