@@ -124,7 +124,7 @@ def _limit(nbytes, dev):
 
 
 # numpy dtypes the binding takes as they are (native byte order, no
-# ml_dtypes extension type): _input_ct's fast path.
+# ml_dtypes extension type): SingaRep.run passes them to the binding as they are.
 _PLAIN_NP = frozenset(np.dtype(t) for t in (
     np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8,
     np.uint16, np.uint32, np.uint64, np.bool_))
@@ -302,7 +302,11 @@ class SingaRep(BackendRep):
                                  f"missing {missing}, unknown {extra}") from None
         elif isinstance(inputs, (np.ndarray, Tensor)):
             inputs = [inputs]
-        return [_input_ct(x, *meta[i]) if i < len(meta) else _input_ct(x, f"input {i}")
+        # Plain arrays go as they are: the binding reads them in place (a
+        # replayed plan copies them into its own memory) instead of a copy
+        # made here, which the pool would keep cached per input shape.
+        return [x if type(x) is np.ndarray and x.dtype in _PLAIN_NP
+                else _input_ct(x, *meta[i]) if i < len(meta) else _input_ct(x, f"input {i}")
                 for i, x in enumerate(inputs)]
 
 

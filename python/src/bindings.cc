@@ -136,11 +136,11 @@ nb::object ToNumpy(const Tensor& given) {
                         t.strides().data(), DLDType(t.dtype())));
 }
 
-// Copies an array into a new tensor of `dtype` (the array's own dtype when
-// undefined; a carrier array is reinterpreted as `dtype`).
-Tensor FromNumpy(AnyArray a, std::optional<std::string> dtype_name) {
+// The array's elements in place, as `dst` (a carrier array reinterpreted):
+// borrowed memory (Block::borrowed), which the caller keeps alive while the
+// tensor is in use.
+Tensor ViewNumpy(const AnyArray& a, DType dst) {
   DType src = FromDLDType(a.dtype());
-  DType dst = dtype_name ? DTypeFromName(*dtype_name) : src;
   Shape shape(a.ndim());
   Strides strides(a.ndim());
   for (size_t i = 0; i < a.ndim(); ++i) {
@@ -152,12 +152,19 @@ Tensor FromNumpy(AnyArray a, std::optional<std::string> dtype_name) {
   bool carrier = dst != src && SizeOf(src) == SizeOf(dst) &&
                  (src == DType::kUInt8 || src == DType::kUInt16) && !IsInteger(dst) &&
                  dst != DType::kFloat16 && dst != DType::kBool;
-  Tensor view =
-      Tensor::Wrap(const_cast<void*>(a.data()), carrier ? dst : src, shape, strides, nullptr);
+  return Tensor::Wrap(const_cast<void*>(a.data()), carrier ? dst : src, shape, strides, nullptr);
+}
+
+// Copies an array into a new tensor of `dtype` (the array's own dtype when
+// undefined; a carrier array is reinterpreted as `dtype`).
+Tensor FromNumpy(AnyArray a, std::optional<std::string> dtype_name) {
+  const DType src = FromDLDType(a.dtype());
+  const DType dst = dtype_name ? DTypeFromName(*dtype_name) : src;
+  const Tensor view = ViewNumpy(a, dst);
   // Copied now even while a graph is captured: the array may be gone by the
   // replay, and shape inference may read the values at once.
   CaptureSuspendGuard now(Device::Cpu());
-  Tensor out(shape, dst);
+  Tensor out(view.shape(), dst);
   out.CopyFrom(view);
   return out;
 }
@@ -303,6 +310,12 @@ void BinaryInplace(const OpSchema& s, Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
+
+Tensor BorrowNumpy(nb::handle array) {
+  const AnyArray a = nb::cast<AnyArray>(array);
+  return ViewNumpy(a, FromDLDType(a.dtype()));
+}
+
 }  // namespace singa
 
 using namespace singa;

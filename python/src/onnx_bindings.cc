@@ -18,10 +18,17 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace singa {
+
+// A numpy array's memory as a tensor, not copied (bindings.cc).
+Tensor BorrowNumpy(nb::handle array);
+
 namespace {
 
 // A graph value from Python: None (an empty optional), a list or tuple of
-// tensors (a sequence), or a tensor.
+// tensors (a sequence), a tensor, or a numpy array (SingaRep.run passes
+// arrays of plain dtypes as they are). An array is read in place: the
+// caller's reference keeps it alive through the call, and the run copies it
+// wherever it could keep it longer (Block::borrowed).
 sonnx::Value ToValue(nb::handle h) {
   if (h.is_none()) return {};
   if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h)) {
@@ -29,7 +36,9 @@ sonnx::Value ToValue(nb::handle h) {
     for (nb::handle e : h) elements.push_back(nb::cast<Tensor>(e));
     return sonnx::Value::Sequence(std::move(elements));
   }
-  return nb::cast<Tensor>(h);
+  Tensor t;
+  if (nb::try_cast(h, t)) return t;
+  return BorrowNumpy(h);
 }
 
 nb::object FromValue(const sonnx::Value& v) {

@@ -65,8 +65,8 @@ std::mt19937_64& Device::rng() const { return runtime().rng(); }
 void Device::SetVerbosity(int level) const { runtime().verbosity = level; }
 
 size_t Device::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared,
-                               std::span<const Tensor> inputs) const {
-  return runtime().PlanGraphMemory(keep, shared, inputs);
+                               std::span<const Tensor> inputs, ArenaPlacement* placement) const {
+  return runtime().PlanGraphMemory(keep, shared, inputs, placement);
 }
 
 CaptureSuspendGuard::CaptureSuspendGuard(Device device)
@@ -93,7 +93,7 @@ void DeviceRuntime::Replay(std::vector<Op>& ops) {
 }
 
 size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared,
-                                      std::span<const Tensor> inputs) {
+                                      std::span<const Tensor> inputs, ArenaPlacement* placement) {
   struct Life {
     size_t first, last, bytes, offset = 0;
   };
@@ -157,7 +157,10 @@ size_t DeviceRuntime::PlanGraphMemory(std::span<const Tensor> keep, SharedArena*
     }
     arena = shared->memory;
   }
-  for (Block* b : order) b->Place(static_cast<char*>(arena.get()) + lives[b].offset, arena);
+  for (Block* b : order) {
+    b->Place(static_cast<char*>(arena.get()) + lives[b].offset, arena);
+    if (placement) placement->emplace_back(b, lives[b].offset);
+  }
   return total;
 }
 
@@ -166,6 +169,13 @@ void Block::Place(void* ptr, std::shared_ptr<void> owner) {
   ptr_.store(ptr, std::memory_order_release);
   owned_ = false;
   owner_ = std::move(owner);
+}
+
+void Block::Move(void* ptr, std::shared_ptr<void> owner) {
+  SINGA_CHECK(ptr_.load() && !owned_, Error, "Block::Move: the block is not placed");
+  ptr_.store(ptr, std::memory_order_release);
+  owner_ = std::move(owner);
+  Touch();
 }
 
 Block::Block(Device device, size_t bytes, DType dtype)

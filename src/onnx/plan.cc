@@ -329,9 +329,16 @@ void Plan::Capture(const TensorList& inputs, SharedArena& arena) {
     if (values[s].is_sequence()) return walk();
   dev.EnableGraph(false);
   for (int s : g.output_slots) results_.push_back(values[s].tensor());
-  if (dev.PlanGraphMemory(results_, &arena, inputs_) > 0) arena_ = arena;
+  if (dev.PlanGraphMemory(results_, &arena, inputs_, &placement_) > 0) arena_ = arena;
   ops_ = dev.runtime().TakeGraph();
   if (ops_.empty()) inputs_.clear(), results_.clear();
+}
+
+void Plan::MoveTo(const SharedArena& arena) {
+  SINGA_CHECK(arena.bytes >= arena_.bytes, Error, "Plan::MoveTo: the arena is too small");
+  for (auto [block, offset] : placement_)
+    block->Move(static_cast<char*>(arena.memory.get()) + offset, arena.memory);
+  arena_ = arena;
 }
 
 std::vector<std::string> Plan::op_types() const {

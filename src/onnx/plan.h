@@ -112,6 +112,9 @@ class Plan {
   bool captured() const { return !ops_.empty(); }
   // A captured plan's memory arena (none for a node walk).
   const SharedArena& arena() const { return arena_; }
+  // Moves a captured plan's values to `arena`, at least as large as its own
+  // (the model's shared one, grown since the plan was placed).
+  void MoveTo(const SharedArena& arena);
   // The rewritten graph's op types (after folding and fusion).
   std::vector<std::string> op_types() const;
   // Runs the plan on `inputs` (one per graph input slot, checked by the
@@ -129,6 +132,7 @@ class Plan {
   TensorList inputs_, results_;  // a captured plan's placeholders and results
   std::vector<DeviceRuntime::Op> ops_;
   SharedArena arena_;
+  ArenaPlacement placement_;
   // Per node of a captured plan: the end of its ops in ops_ and its inputs
   // as the capture saw them (what a profile reports).
   std::vector<size_t> node_ends_;

@@ -324,14 +324,13 @@ struct SingaRep::Plans {
     return n;
   }
 
-  // Drops the plans placed in an arena that has since grown (the shared
-  // one is now larger: they would keep the old one alive beside it), then
+  // Moves the plans placed in an arena that has since grown into the
+  // shared one (they would keep the old one alive beside it), then drops
   // least recently used plans other than `keep` while over a bound.
   void Trim(const std::string& keep) {
-    std::erase_if(by_key, [&](const auto& kv) {
-      const SharedArena& a = kv.second.plan ? kv.second.plan->arena() : SharedArena{};
-      return kv.first != keep && a.memory && a.memory != arena.memory;
-    });
+    for (auto& [key, e] : by_key)
+      if (e.plan && e.plan->arena().memory && e.plan->arena().memory != arena.memory)
+        e.plan->MoveTo(arena);
     while (by_key.size() > 1 && (by_key.size() > kMaxPlans || ArenaBytes() > kMaxPlanBytes)) {
       auto oldest = by_key.end();
       for (auto it = by_key.begin(); it != by_key.end(); ++it)
@@ -477,9 +476,11 @@ void RecordPlannedRun(const std::shared_ptr<Graph>& graph, const ValueList& inpu
   // find them, their identities: an input with an identity of its own (an
   // autograd record; Python gives one to the arrays it converts for a run)
   // is kept as its dtype and shape only; one whose storage is its identity,
-  // whole.
+  // whole. Borrowed memory is never kept.
   for (Tensor& t : in)
-    if (t.id() != t.block().get() && !t.stores_grad() && t.name().empty()) t = t.Hollow();
+    if (t.block()->borrowed() ||
+        (t.id() != t.block().get() && !t.stores_grad() && t.name().empty()))
+      t = t.Hollow();
   auto attrs =
       std::make_shared<const PlannedRunAttrs>(PlannedRunAttrs{graph, last_layers, aux_output});
   internal::MaybeRecord(PlannedRunOp(), attrs, in, out);
@@ -574,11 +575,29 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
     for (size_t i = 0; i < n_all; ++i)
       CheckInput(i < n_plain ? g.inputs[i] : g.shadowed_inputs[i - n_plain], inputs[i], symbols);
   }
+  // Inputs in borrowed memory (Block::borrowed) are read in place by a
+  // captured plan's replay, which copies them into its own placeholders; a
+  // plan build, a node walk or autograd could keep them past the call, so
+  // those see copies.
+  ValueList owned;
+  const ValueList* given = &inputs;
+  const auto own = [&] {
+    if (given == &owned) return;
+    owned = inputs;
+    for (Value& v : owned)
+      if (!v.is_none() && !v.is_sequence() && v.tensor().block()->borrowed()) {
+        Tensor copy(v.tensor().shape(), v.tensor().dtype(), v.tensor().device());
+        copy.CopyFrom(v.tensor());
+        v = Value(copy.set_requires_grad(false));
+      }
+    given = &owned;
+  };
   // The graph's values with the inputs bound: a replayed plan needs none.
   const auto bound = [&] {
+    own();
     ValueList values = ConstantValues(g);
-    for (size_t i = 0; i < inputs.size(); ++i)
-      values[i < n_plain ? g.input_slots[i] : g.shadowed_slots[i - n_plain]] = inputs[i];
+    for (size_t i = 0; i < given->size(); ++i)
+      values[i < n_plain ? g.input_slots[i] : g.shadowed_slots[i - n_plain]] = (*given)[i];
     return values;
   };
 
@@ -621,11 +640,12 @@ ValueList SingaRep::RunChecked(const ValueList& inputs, int last_layers,
       }
       if (fresh || profile) {
         ProfileClock clock(profile);
-        result = plan->Run(inputs, profile ? &profile->nodes : nullptr);
+        if (!plan->captured()) own();
+        result = plan->Run(*given, profile ? &profile->nodes : nullptr);
         if (profile) profile->planned = true, profile->replayed = plan->captured();
       }
     }
-    RecordPlannedRun(graph_, inputs, last_layers, aux_output, result);
+    RecordPlannedRun(graph_, *given, last_layers, aux_output, result);
     return result;
   }
 

@@ -251,14 +251,13 @@ std::string WeightsReorderKey(const std::string& key, const std::string& layout,
 void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const Tensor& w,
              const Tensor& b, const Tensor& z, const Tensor& y, int64_t group) {
   const std::string base = key + "|" + p.layout;
-  Tensor src_buf, dst_buf;
   memory src, wei, dst;
   if (p.blocked & kBlockedX) {
     src = memory(p.pd.src_desc(), du::Engine(), x.raw_data());
   } else if (p.src_is_plain && x.is_contiguous()) {
     src = du::Mem(x, p.src_plain);
   } else {
-    src = du::ScratchMem(p.pd.src_desc(), src_buf);
+    src = du::ScratchMem(p.pd.src_desc(), 0);
     std::string rk = base + "|src|";
     du::AppendKey(rk, x);
     du::Reorder(rk, du::Mem(x), src);
@@ -272,7 +271,7 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   const bool y_blocked = p.blocked & kBlockedY;
   dst = y_blocked        ? memory(p.pd.dst_desc(), du::Engine(), y.raw_data())
         : p.dst_is_plain ? du::Mem(y, p.dst_plain)
-                         : du::ScratchMem(p.pd.dst_desc(), dst_buf);
+                         : du::ScratchMem(p.pd.dst_desc(), 2);
   if (p.sum) {
     std::string rk = base + "|z|";
     du::AppendKey(rk, z);
@@ -1022,11 +1021,11 @@ memory::dims WeightDims(const Shape& w, int64_t group) {
 }
 
 // `t` (described by `have`) as a memory of layout `want`: t itself when the
-// layouts agree, else a reorder into `holder` (cached under `key`).
+// layouts agree, else a reorder (cached under `key`) into scratch `slot`.
 memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have,
-               const memory::desc& want, Tensor& holder) {
+               const memory::desc& want, int slot) {
   if (have == want) return memory(want, du::Engine(), t.raw_data());
-  memory m = du::ScratchMem(want, holder);
+  memory m = du::ScratchMem(want, slot);
   std::string rk = key;
   du::AppendKey(rk, t);
   du::Reorder(rk, memory(have, du::Engine(), t.raw_data()), m);
@@ -1034,10 +1033,9 @@ memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have
 }
 
 // A memory of layout `want` to compute into, for output `t` (plain, described
-// by `plain`): t itself when the layouts agree, else scratch.
-memory OutputAs(const Tensor& t, const memory::desc& plain, const memory::desc& want,
-                Tensor& holder) {
-  return plain == want ? memory(want, du::Engine(), t.raw_data()) : du::ScratchMem(want, holder);
+// by `plain`): t itself when the layouts agree, else scratch (the last slot).
+memory OutputAs(const Tensor& t, const memory::desc& plain, const memory::desc& want) {
+  return plain == want ? memory(want, du::Engine(), t.raw_data()) : du::ScratchMem(want, 2);
 }
 
 // Copies a scratch result into the plain output `t` (nothing when computed in place).
@@ -1083,11 +1081,10 @@ struct ConvBwdData {
 void RunBwdData(const ConvBwdData& p, const std::string& key, const Tensor& dy, const Tensor& w,
                 const Tensor& dx, int64_t group) {
   const std::string base = key + "|" + p.layout;
-  Tensor dy_buf, w_buf, dx_buf;
   const memory::desc dx_plain = du::PlainDesc(dx.shape(), dx.dtype());
-  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), dy_buf);
-  memory wei = InputAs(base + "|wei|", w, WeightsDesc(w, group), p.pd.weights_desc(), w_buf);
-  memory dsrc = OutputAs(dx, dx_plain, p.pd.diff_src_desc(), dx_buf);
+  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), 0);
+  memory wei = InputAs(base + "|wei|", w, WeightsDesc(w, group), p.pd.weights_desc(), 1);
+  memory dsrc = OutputAs(dx, dx_plain, p.pd.diff_src_desc());
   du::Execute(p.prim,
               {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc}});
   Finish(base + "|dsrc", dsrc, dx, dx_plain);
@@ -1145,11 +1142,10 @@ struct ConvBwdWeights {
 void RunBwdWeights(const ConvBwdWeights& p, const std::string& key, const Tensor& dy,
                    const Tensor& x, const Tensor& dw, const Tensor* db, int64_t group) {
   const std::string base = key + "|" + p.layout;
-  Tensor dy_buf, x_buf, dw_buf;
   const memory::desc dw_plain = WeightsDesc(dw, group);
-  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), dy_buf);
-  memory src = InputAs(base + "|src|", x, du::Desc(x), p.pd.src_desc(), x_buf);
-  memory dwei = OutputAs(dw, dw_plain, p.pd.diff_weights_desc(), dw_buf);
+  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), 0);
+  memory src = InputAs(base + "|src|", x, du::Desc(x), p.pd.src_desc(), 1);
+  memory dwei = OutputAs(dw, dw_plain, p.pd.diff_weights_desc());
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei}};
   if (db) args[DNNL_ARG_DIFF_BIAS] = du::Mem(*db);

@@ -306,6 +306,39 @@ TEST(Device, GraphCaptureAndReplay) {
   EXPECT_EQ(cpu.graph_size(), 0u);
 }
 
+TEST(Device, ARecordingMovedToAnotherArenaReplaysThere) {
+  Device cpu = Device::Cpu();
+  Tensor a = Tensor::FromVector<float>({2}, {1, 2});
+  Tensor b = Tensor::FromVector<float>({2}, {10, 20});
+  cpu.EnableGraph(true);
+  Tensor t = Call1("Add", {a, b});  // an intermediate: placed in the arena
+  Tensor y = Call1("Mul", {t, a});
+  cpu.EnableGraph(false);
+  SharedArena first;
+  ArenaPlacement placement;
+  const Tensor keep[] = {y};
+  ASSERT_GT(cpu.PlanGraphMemory(keep, &first, {}, &placement), 0u);
+  ASSERT_EQ(placement.size(), 1u);
+  EXPECT_EQ(placement[0].first, t.block().get());
+  EXPECT_EQ(t.raw_data(), static_cast<char*>(first.memory.get()) + placement[0].second);
+  // A larger arena: the block moves there, and the old one can go.
+  SharedArena second{
+      std::shared_ptr<void>(new char[4 * first.bytes], std::default_delete<char[]>()),
+      4 * first.bytes};
+  const uint64_t version = t.block()->version();
+  for (auto [block, offset] : placement)
+    block->Move(static_cast<char*>(second.memory.get()) + offset, second.memory);
+  EXPECT_NE(t.block()->version(), version);
+  std::weak_ptr<void> old = first.memory;
+  first = {};
+  EXPECT_TRUE(old.expired());
+  EXPECT_EQ(t.raw_data(), static_cast<char*>(second.memory.get()) + placement[0].second);
+  cpu.RunGraph();
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{11, 44}));
+  EXPECT_THROW(a.block()->Move(second.memory.get(), second.memory), Error);  // not placed
+  cpu.ResetGraph();
+}
+
 TEST(Parallel, CoversRangeOnce) {
   std::vector<int> hits(100000);
   ParallelFor(0, 100000, 1000, [&](int64_t lo, int64_t hi) {

@@ -1028,15 +1028,91 @@ def test_plans_for_many_shapes_share_one_arena_and_stay_correct():
         np.testing.assert_allclose(_np(rep.run([xs[w]]))[0], want[w], rtol=RTOL, atol=ATOL)
         assert rep.profile([xs[w]]).replayed
     # Wider than any before: a larger arena, which the next plans share. The
-    # plans placed in the outgrown one are dropped with it.
+    # plans placed in the outgrown one move into it, and the old one goes.
     rep.run([rng.standard_normal((1, 8, 8, 128)).astype(np.float32)])
     grown = rep._rep.plan_arena_bytes
     assert grown >= 1.5 * widest
-    assert rep._rep.num_plans == 1
+    assert rep._rep.num_plans == 9
     rep.run([rng.standard_normal((1, 8, 8, 100)).astype(np.float32)])
     assert rep._rep.plan_arena_bytes == grown
-    assert rep._rep.num_plans == 2
-    np.testing.assert_allclose(_np(rep.run([xs[64]]))[0], want[64], rtol=RTOL, atol=ATOL)
+    assert rep._rep.num_plans == 10
+    for w in [64, 36, 60, 40]:
+        np.testing.assert_allclose(_np(rep.run([xs[w]]))[0], want[w], rtol=RTOL, atol=ATOL)
+        assert rep.profile([xs[w]]).replayed
+    assert rep._rep.num_plans == 10
+
+
+def _view_model():
+    """x[N,4] -> Reshape [-1] -> y (on a node walk, a view of x) and Relu -> r."""
+    shape = numpy_helper.from_array(np.array([-1], np.int64), "shape")
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["y"]),
+             helper.make_node("Relu", ["x"], ["r"])]
+    graph = helper.make_graph(
+        nodes, "view", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, None)], [shape])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("use_plan,training", [(True, False), (False, False), (True, True)])
+def test_numpy_inputs_are_read_in_place_and_never_kept(use_plan, training):
+    """run() reads a numpy input where it lies: a replayed plan copies it into
+    its own memory, and a plan build, a node walk or a training run take a
+    copy, so nothing a run returned changes when the array does afterwards."""
+    rep = sonnx.prepare(_view_model(), "CPU")
+    rep.use_plan = use_plan
+    autograd.training = training
+    base = np.random.default_rng(5).standard_normal((3, 4)).astype(np.float32)
+    for _ in range(3):  # the plan's build, then replays
+        x = base.copy()
+        y, r = rep.run([x])
+        x[...] = 7.0
+        np.testing.assert_array_equal(tensor.to_numpy(y), base.ravel())
+        np.testing.assert_array_equal(tensor.to_numpy(r), np.maximum(base, 0))
+
+
+def _hardswish_convs():
+    """x[2,3,48,W] -> Conv 3->16 stride 2 -> HardSwish spelled as Add/Clip/Div/Mul -> Conv
+    16->16: the second convolution reorders its input into a blocked layout."""
+    rng = np.random.default_rng(0)
+
+    def init(name, arr):
+        return numpy_helper.from_array(np.asarray(arr, np.float32), name)
+
+    inits = [init("w1", rng.standard_normal((16, 3, 3, 3)) * 0.3),
+             init("w2", rng.standard_normal((16, 16, 3, 3)) * 0.1),
+             init("three", 3.0), init("six", 6.0), init("zero", 0.0)]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]),
+             helper.make_node("Add", ["c1", "three"], ["a"]),
+             helper.make_node("Clip", ["a", "zero", "six"], ["cl"]),
+             helper.make_node("Div", ["cl", "six"], ["d"]),
+             helper.make_node("Mul", ["c1", "d"], ["h"]),
+             helper.make_node("Conv", ["h", "w2"], ["y"], pads=[1, 1, 1, 1])]
+    graph = helper.make_graph(
+        nodes, "hardswish", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 48, "W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_a_replay_takes_nothing_from_the_pool_but_its_results():
+    """A replayed plan's values live in its arena, a convolution's reorders in
+    per-thread scratch, and its input is read in place: a call on a shape seen
+    before allocates its result alone (each new input shape used to leave its
+    input's copy and reorder buffers cached in size classes of their own)."""
+    model = _hardswish_convs()
+    rep = sonnx.prepare(model, "CPU")
+    rng = np.random.default_rng(6)
+    xs = [rng.standard_normal((2, 3, 48, w)).astype(np.float32) for w in (64, 96, 128)]
+    np.testing.assert_allclose(tensor.to_numpy(rep.run([xs[0]])[0]), _ort(model, xs[0]),
+                               rtol=RTOL, atol=ATOL)
+    for _ in range(20):  # the builds, and the convolutions' layout trials settle
+        for x in xs:
+            rep.run([x])
+    for _ in range(3):
+        before = device.memory_stats().num_mallocs
+        for x in xs:
+            rep.run([x])
+        assert device.memory_stats().num_mallocs - before == len(xs)
 
 
 def _resize_model(opset, scales, constant_node):

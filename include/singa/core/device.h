@@ -37,11 +37,15 @@ class Tensor;
 // of different shapes, which never replay at once and keep nothing in their
 // arenas from one replay to the next. Each is placed from the start; one
 // that needs more gets a new arena (at least half again as large), which
-// later ones share, while the plans placed before keep the old one alive.
+// later ones share; the owner of the plans placed before moves them there
+// (Block::Move) so that the old arena can go.
 struct SharedArena {
   std::shared_ptr<void> memory;
   size_t bytes = 0;
 };
+// The blocks of a recording in its arena, at their offsets: what moving it to
+// another arena, as large, changes (Block::Move). The recording owns them.
+using ArenaPlacement = std::vector<std::pair<Block*, size_t>>;
 
 struct Device {
   DeviceType type = DeviceType::kCpu;
@@ -78,9 +82,11 @@ struct Device {
   // recording do not overlap. Blocks of `keep` (results read after a replay)
   // get memory of their own. Returns the arena's size in bytes. With
   // `shared`, the arena is that one's. Blocks of `inputs` (written before a
-  // replay) live from its first op on.
+  // replay) live from its first op on. `placement` receives where each block
+  // went.
   size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr,
-                         std::span<const Tensor> inputs = {}) const;
+                         std::span<const Tensor> inputs = {},
+                         ArenaPlacement* placement = nullptr) const;
   // Waits for the device's queued work (a GPU's stream); CPU ops complete
   // before Exec returns.
   void Sync() const;
@@ -99,7 +105,8 @@ struct Device {
 class Block {
  public:
   Block(Device device, size_t bytes, DType dtype = DType::kUInt8);
-  // Wraps memory owned elsewhere (e.g. a numpy array); `owner` keeps it alive.
+  // Wraps memory owned elsewhere (e.g. a numpy array); `owner` keeps it
+  // alive, or, null, the caller does while the block is in use.
   Block(Device device, void* data, size_t bytes, std::shared_ptr<void> owner);
   ~Block();
   Block(const Block&) = delete;
@@ -112,6 +119,12 @@ class Block {
   bool allocated() const { return ptr_.load(std::memory_order_acquire) != nullptr || bytes_ == 0; }
   // Backs an unallocated block with memory owned by `owner` (a graph's arena).
   void Place(void* ptr, std::shared_ptr<void> owner);
+  // Moves a placed block to `ptr` in `owner`'s memory, leaving its contents
+  // behind (a plan's arena holds nothing from one replay to the next).
+  void Move(void* ptr, std::shared_ptr<void> owner);
+  // Wrapped memory that nothing here keeps alive: lent for one call (the
+  // numpy arrays of a run), so whatever could keep it longer copies it.
+  bool borrowed() const { return !owned_ && !owner_; }
   size_t size() const { return bytes_; }
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
@@ -157,7 +170,7 @@ class DeviceRuntime {
   // Moves the recording out (a captured step keeps and replays its own).
   std::vector<Op> TakeGraph() { return std::exchange(graph_, {}); }
   size_t PlanGraphMemory(std::span<const Tensor> keep, SharedArena* shared = nullptr,
-                         std::span<const Tensor> inputs = {});
+                         std::span<const Tensor> inputs = {}, ArenaPlacement* placement = nullptr);
   size_t graph_size() const { return graph_.size(); }
   std::mt19937_64& rng() { return rng_; }
   int verbosity = 0;

@@ -139,9 +139,10 @@ dnnl::primitive_attr UserScratchpad(dnnl::primitive_attr attr) {
   return attr;
 }
 
-dnnl::memory ScratchMem(const dnnl::memory::desc& desc, Tensor& holder) {
-  holder = Tensor({static_cast<int64_t>(desc.get_size())}, DType::kUInt8);
-  return dnnl::memory(desc, Engine(), holder.raw_data());
+dnnl::memory ScratchMem(const dnnl::memory::desc& desc, int slot) {
+  SINGA_CHECK(slot >= 0 && slot < kScratchSlots, Error, "ScratchMem: no scratch slot " << slot);
+  thread_local ScratchBuffer buffers[kScratchSlots];
+  return dnnl::memory(desc, Engine(), buffers[slot].Get(desc.get_size(), "a reorder's buffer"));
 }
 
 void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memory& to) {
@@ -207,7 +208,8 @@ dnnl::memory PackedWeights(const Tensor& w, const dnnl::memory::desc& from,
                   [&](const auto& kv) { return kv.second.empty() && &kv.second != &entries; });
     it = entries.insert(entries.end(), PackedEntry{block, 0, from, want, Tensor()});
   }
-  dnnl::memory packed = ScratchMem(want, it->holder);
+  it->holder = Tensor({static_cast<int64_t>(want.get_size())}, DType::kUInt8);
+  dnnl::memory packed(want, Engine(), it->holder.raw_data());
   pack(packed);
   it->version = block->version();
   return packed;
