@@ -273,6 +273,7 @@ std::span<const Pass> PlanPasses() {
       {"fuse_conv_epilogue", FuseConvEpilogue, true},
       {"fuse_gemm_activation", FuseGemmActivation, true},
       {"choose_layouts", ChooseLayouts, true},
+      {"fuse_elementwise", FuseElementwise, true},
       {"plan_releases", PlanValueReleases},
   };
   return kPasses;

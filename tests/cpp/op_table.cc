@@ -40,7 +40,8 @@ Tensor NonContiguous(const Tensor& t) {
 
 TensorList Run(const OpRow& row, const TensorList& inputs, KernelVariant v) {
   KernelVariantGuard guard(v);
-  return CallOp(row.op, inputs, row.attrs, kLatestOpset, row.num_outputs);
+  const OpSchema& schema = OpRegistry::Get(row.op, kLatestOpset, row.domain);
+  return schema.Run(inputs, schema.ParseAttrs(row.attrs, inputs), row.num_outputs);
 }
 
 TensorList OnDevice(const TensorList& ts, Device d) {
@@ -67,7 +68,7 @@ void ExpectSameOnGpu(const TensorList& gpu, const TensorList& cpu, double rtol, 
 }
 
 void CheckRow(const OpRow& row) {
-  const OpSchema& schema = OpRegistry::Get(row.op);
+  const OpSchema& schema = OpRegistry::Get(row.op, kLatestOpset, row.domain);
   for (DType dt : row.dtypes) {
     SCOPED_TRACE(row.op + " " + std::string(Name(dt)));
     TensorList inputs;

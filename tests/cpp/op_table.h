@@ -26,6 +26,7 @@ struct OpRow {
   // covers float32 round-off over the reduction lengths used in the rows.
   double rtol = 1e-4, atol = 1e-5;
   int num_outputs = -1;
+  std::string domain = "";  // "ai.singa" for singa's own ops
 };
 
 // Random tensor with values uniform in [lo, hi), seeded.

@@ -20,8 +20,8 @@ class TestGraph {
  public:
   TestGraph() { g_.device = Device::Cpu(); }
 
-  int Input(const std::string& name, Shape shape) {
-    const int s = NewSlot(name, {DType::kFloat32, std::move(shape)});
+  int Input(const std::string& name, Shape shape, DType dtype = DType::kFloat32) {
+    const int s = NewSlot(name, {dtype, std::move(shape)});
     g_.input_slots.push_back(s);
     return s;
   }
@@ -163,9 +163,10 @@ std::array<std::vector<float>, 4> BatchNormParams(const TestGraph& t, const std:
 TEST(PlanPasses, RunInOrderByName) {
   std::vector<std::string_view> names;
   for (const Pass& p : PlanPasses()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string_view>{"fold_constants", "fold_batch_norm",
-                                                  "fuse_conv_epilogue", "fuse_gemm_activation",
-                                                  "choose_layouts", "plan_releases"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string_view>{"fold_constants", "fold_batch_norm",
+                                           "fuse_conv_epilogue", "fuse_gemm_activation",
+                                           "choose_layouts", "fuse_elementwise", "plan_releases"}));
 }
 
 TEST(FoldConstants, FoldedValuesBecomeConstantsAndTheirNodesGo) {
@@ -284,6 +285,63 @@ TEST(FoldBatchNorm, LeavesABatchNormThatCannotFold) {
     EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Conv", "BatchNormalization"}));
     EXPECT_TRUE(ctx.deps.empty());
   }
+}
+
+TEST(FuseElementwise, AGroupWhoseValueTwoOfItsNodesReadBecomesOneNodeWhereItsLastRan) {
+  TestGraph t;
+  t.Input("x", {2, 3});
+  t.Param("b", Range({3}, 1, 0));
+  t.Op("Add", {"x", "b"}, "a");
+  t.Op("Sigmoid", {"a"}, "s");
+  t.Op("Exp", {"x"}, "e");  // a graph output: read outside the group too
+  t.Op("Mul", {"s", "a"}, "m");
+  t.Op("Sub", {"m", "e"}, "y");
+  t.Output("y");
+  t.Output("e");
+  PassCtx ctx = t.Ctx();
+  FuseElementwise(ctx);
+  ASSERT_EQ(OpTypes(ctx), (std::vector<std::string>{"Exp", "FusedElementwise"}));
+  ASSERT_TRUE(ctx.nodes[4]);
+  const Node& f = *ctx.nodes[4];
+  EXPECT_EQ(f.domain, "ai.singa");
+  EXPECT_EQ(f.inputs, (std::vector<int>{t.slot("x"), t.slot("b"), t.slot("e")}));
+  EXPECT_EQ(f.outputs, (std::vector<int>{t.slot("y")}));
+  EXPECT_EQ(AttrOf<std::vector<std::string>>(f, "ops"),
+            (std::vector<std::string>{"Add", "Sigmoid", "Mul", "Sub"}));
+  // Operands: inputs 0-2, then the steps' results 3-6.
+  EXPECT_EQ(AttrOf<Ints>(f, "args"), (Ints{0, 1, 3, -1, 4, 3, 5, 2}));
+}
+
+TEST(FuseElementwise, AValueTwoGroupsReadIsMadeByNeither) {
+  TestGraph t;
+  t.Input("x", {2, 3});
+  t.Op("Relu", {"x"}, "s");  // read by both groups
+  t.Op("Neg", {"s"}, "u");
+  t.Op("Abs", {"u"}, "v");
+  t.Op("Exp", {"s"}, "w");
+  t.Op("Sigmoid", {"w"}, "y");
+  t.Output("v");
+  t.Output("y");
+  PassCtx ctx = t.Ctx();
+  FuseElementwise(ctx);
+  ASSERT_EQ(OpTypes(ctx),
+            (std::vector<std::string>{"Relu", "FusedElementwise", "FusedElementwise"}));
+  EXPECT_EQ(ctx.nodes[2]->inputs, (std::vector<int>{t.slot("s")}));
+  EXPECT_EQ(ctx.nodes[4]->inputs, (std::vector<int>{t.slot("s")}));
+}
+
+TEST(FuseElementwise, ALoneOpAndOtherDtypesStay) {
+  TestGraph t;
+  t.Input("x", {2, 3});
+  t.Input("i", {2, 3}, DType::kInt64);
+  t.Op("Relu", {"x"}, "r");
+  t.Op("Add", {"i", "i"}, "j");
+  t.Op("Neg", {"j"}, "k");
+  t.Output("r");
+  t.Output("k");
+  PassCtx ctx = t.Ctx();
+  FuseElementwise(ctx);
+  EXPECT_EQ(OpTypes(ctx), (std::vector<std::string>{"Relu", "Add", "Neg"}));
 }
 
 TEST(FuseConvEpilogue, ConvAddReluBecomesOneFusedConvWhereTheReluWas) {

@@ -1115,6 +1115,71 @@ def test_a_replay_takes_nothing_from_the_pool_but_its_results():
         assert device.memory_stats().num_mallocs - before == len(xs)
 
 
+def _elementwise_model(kind):
+    """Elementwise groups as exporters write them, each around other ops:
+    "gelu": MatMul -> x * 0.5 * (1 + Erf(x / sqrt 2));
+    "se": Conv -> GlobalAveragePool -> 1x1 Conv -> Relu -> 1x1 Conv -> HardSigmoid,
+    times the first Conv's result (a scale per channel);
+    "shared": (a + b) both a graph output and the operand of Sigmoid * Tanh."""
+    rng = np.random.default_rng(8)
+
+    def init(name, arr):
+        return numpy_helper.from_array(np.asarray(arr, np.float32), name)
+
+    if kind == "gelu":
+        inits = [init("w", rng.standard_normal((16, 24)) * 0.3), init("r2", np.sqrt(2.0)),
+                 init("one", 1.0), init("half", 0.5)]
+        nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]),
+                 helper.make_node("Div", ["m", "r2"], ["d"]),
+                 helper.make_node("Erf", ["d"], ["e"]),
+                 helper.make_node("Add", ["e", "one"], ["p"]),
+                 helper.make_node("Mul", ["m", "p"], ["q"]),
+                 helper.make_node("Mul", ["q", "half"], ["y"])]
+        x_shape, outs = [2, 8, 16], ["y"]
+    elif kind == "se":
+        inits = [init("w", rng.standard_normal((16, 8, 3, 3)) * 0.2),
+                 init("w1", rng.standard_normal((4, 16, 1, 1)) * 0.3),
+                 init("w2", rng.standard_normal((16, 4, 1, 1)) * 0.3)]
+        nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+                 helper.make_node("GlobalAveragePool", ["c"], ["g"]),
+                 helper.make_node("Conv", ["g", "w1"], ["g1"]),
+                 helper.make_node("Relu", ["g1"], ["r"]),
+                 helper.make_node("Conv", ["r", "w2"], ["g2"]),
+                 helper.make_node("HardSigmoid", ["g2"], ["s"], alpha=1 / 6, beta=0.5),
+                 helper.make_node("Mul", ["c", "s"], ["y"])]
+        x_shape, outs = [2, 8, 6, 6], ["y"]
+    else:
+        inits = [init("b", rng.standard_normal((5,)))]
+        nodes = [helper.make_node("Add", ["x", "b"], ["a"]),
+                 helper.make_node("Sigmoid", ["a"], ["sg"]),
+                 helper.make_node("Tanh", ["a"], ["th"]),
+                 helper.make_node("Mul", ["sg", "th"], ["y"])]
+        x_shape, outs = [3, 5], ["y", "a"]
+    graph = helper.make_graph(
+        nodes, kind, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("kind,planned", [
+    ("gelu", ["MatMul", "FusedElementwise"]),
+    ("se", ["Conv", "GlobalAveragePool", "FusedConv", "Conv", "FusedElementwise"]),
+    # a is a graph output: Add stays, the three ops after it fuse
+    ("shared", ["Add", "FusedElementwise"])])
+def test_elementwise_groups_run_as_one_op_and_match_onnxruntime(kind, planned):
+    model = _elementwise_model(kind)
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = sess.run(None, {"x": x})
+    rep = sonnx.prepare(model, "CPU")
+    for _ in range(3):  # the build, then replays
+        got = _np(rep.run([x]))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+    assert rep.planned_op_types == planned
+
+
 def _resize_model(opset, scales, constant_node):
     """Relu, then a nearest Resize by float `scales`: an initializer, or a
     Constant node's value."""

@@ -64,6 +64,8 @@ void FoldBatchNorm(PassCtx& ctx);
 void FuseConvEpilogue(PassCtx& ctx);
 // choose_layouts.cc
 void ChooseLayouts(PassCtx& ctx);
+// fuse_elementwise.cc
+void FuseElementwise(PassCtx& ctx);
 // plan_releases.cc
 void PlanValueReleases(PassCtx& ctx);
 
