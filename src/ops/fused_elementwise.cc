@@ -113,67 +113,78 @@ SpecList Infer(const InferCtx& c, const FusedElementwiseAttrs& a) {
   return ops::BroadcastSpec(c);
 }
 
-// One step over n values.
+// Step C on one element (y unused by the unary ones).
+template <Code C>
+[[gnu::always_inline]] inline float Op(float x, float y, float alpha, float beta) {
+  if constexpr (C == Code::kAdd) return x + y;
+  if constexpr (C == Code::kSub) return x - y;
+  if constexpr (C == Code::kMul) return x * y;
+  if constexpr (C == Code::kDiv) return x / y;
+  if constexpr (C == Code::kMax) return x != x || x > y ? x : y;
+  if constexpr (C == Code::kMin) return x != x || x < y ? x : y;
+  if constexpr (C == Code::kAbs) return std::fabs(x);
+  if constexpr (C == Code::kClip) return x < alpha ? alpha : (x > beta ? beta : x);
+  if constexpr (C == Code::kErf) return std::erf(x);
+  if constexpr (C == Code::kExp) return cpu::FastExp(x);
+  if constexpr (C == Code::kHardSigmoid) {
+    const float v = alpha * x + beta;
+    return v < 0.f ? 0.f : (v > 1.f ? 1.f : v);
+  }
+  if constexpr (C == Code::kLeakyRelu) return x < 0.f ? alpha * x : x;
+  if constexpr (C == Code::kNeg) return -x;
+  if constexpr (C == Code::kReciprocal) return 1.f / x;
+  if constexpr (C == Code::kRelu) return x > 0.f ? x : 0.f;
+  if constexpr (C == Code::kSigmoid) return cpu::FastSigmoid(x);
+  if constexpr (C == Code::kSqrt) return std::sqrt(x);
+  if constexpr (C == Code::kTanh) return cpu::FastTanh(x);
+}
+
+// Step C over n values of x and y, each either n values or one value for
+// all (DX, DY: 1 or 0 apart): a loop that compiles to vector code.
+template <Code C, int DX, int DY>
+void Loop(const float* x, const float* y, float* r, int64_t n, float alpha, float beta) {
+  for (int64_t j = 0; j < n; ++j) r[j] = Op<C>(x[j * DX], y[j * DY], alpha, beta);
+}
+
+template <int DX, int DY>
 void Apply(const Step& s, const float* x, const float* y, float* r, int64_t n) {
   switch (s.code) {
     case Code::kAdd:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] + y[j];
-      break;
+      return Loop<Code::kAdd, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kSub:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] - y[j];
-      break;
+      return Loop<Code::kSub, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kMul:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] * y[j];
-      break;
+      return Loop<Code::kMul, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kDiv:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] / y[j];
-      break;
+      return Loop<Code::kDiv, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kMax:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] != x[j] || x[j] > y[j] ? x[j] : y[j];
-      break;
+      return Loop<Code::kMax, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kMin:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] != x[j] || x[j] < y[j] ? x[j] : y[j];
-      break;
+      return Loop<Code::kMin, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kAbs:
-      for (int64_t j = 0; j < n; ++j) r[j] = std::fabs(x[j]);
-      break;
+      return Loop<Code::kAbs, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kClip:
-      for (int64_t j = 0; j < n; ++j)
-        r[j] = x[j] < s.alpha ? s.alpha : (x[j] > s.beta ? s.beta : x[j]);
-      break;
+      return Loop<Code::kClip, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kErf:
-      for (int64_t j = 0; j < n; ++j) r[j] = std::erf(x[j]);
-      break;
+      return Loop<Code::kErf, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kExp:
-      for (int64_t j = 0; j < n; ++j) r[j] = cpu::FastExp(x[j]);
-      break;
+      return Loop<Code::kExp, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kHardSigmoid:
-      for (int64_t j = 0; j < n; ++j) {
-        const float v = s.alpha * x[j] + s.beta;
-        r[j] = v < 0.f ? 0.f : (v > 1.f ? 1.f : v);
-      }
-      break;
+      return Loop<Code::kHardSigmoid, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kLeakyRelu:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] < 0.f ? s.alpha * x[j] : x[j];
-      break;
+      return Loop<Code::kLeakyRelu, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kNeg:
-      for (int64_t j = 0; j < n; ++j) r[j] = -x[j];
-      break;
+      return Loop<Code::kNeg, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kReciprocal:
-      for (int64_t j = 0; j < n; ++j) r[j] = 1.f / x[j];
-      break;
+      return Loop<Code::kReciprocal, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kRelu:
-      for (int64_t j = 0; j < n; ++j) r[j] = x[j] > 0.f ? x[j] : 0.f;
-      break;
+      return Loop<Code::kRelu, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kSigmoid:
-      for (int64_t j = 0; j < n; ++j) r[j] = cpu::FastSigmoid(x[j]);
-      break;
+      return Loop<Code::kSigmoid, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kSqrt:
-      for (int64_t j = 0; j < n; ++j) r[j] = std::sqrt(x[j]);
-      break;
+      return Loop<Code::kSqrt, DX, DY>(x, y, r, n, s.alpha, s.beta);
     case Code::kTanh:
-      for (int64_t j = 0; j < n; ++j) r[j] = cpu::FastTanh(x[j]);
-      break;
+      return Loop<Code::kTanh, DX, DY>(x, y, r, n, s.alpha, s.beta);
   }
 }
 
@@ -229,6 +240,9 @@ void Forward(KernelCtx& k, const FusedElementwiseAttrs& a) {
       0, rows * chunks, std::max<int64_t>(1, (1 << 14) / kChunk), [&](int64_t lo, int64_t hi) {
         alignas(64) float buf[kMaxOperands][kChunk];
         const float* operand[kMaxOperands];
+        // An operand with one value for the whole chunk (a broadcast input, or a
+        // step on such operands alone, computed once).
+        bool uniform[kMaxOperands];
         for (int64_t c = lo; c < hi; ++c) {
           const int64_t r = c / chunks, j0 = (c % chunks) * kChunk, n = std::min(kChunk, row - j0);
           for (int i = 0; i < ni; ++i) {
@@ -239,7 +253,8 @@ void Forward(KernelCtx& k, const FusedElementwiseAttrs& a) {
             }
             const int64_t step = w.strides[i].back();
             const float* p = base[i] + off + j0 * step;
-            if (step == 1) {
+            uniform[i] = step == 0;
+            if (step == 0 || step == 1) {
               operand[i] = p;
             } else {
               for (int64_t j = 0; j < n; ++j) buf[i][j] = p[j * step];
@@ -248,8 +263,20 @@ void Forward(KernelCtx& k, const FusedElementwiseAttrs& a) {
           }
           for (size_t s = 0; s < steps.size(); ++s) {
             const Step& st = steps[s];
-            float* dst = s + 1 == steps.size() ? out + r * row + j0 : buf[ni + s];
-            Apply(st, operand[st.a], st.b >= 0 ? operand[st.b] : nullptr, dst, n);
+            const bool last = s + 1 == steps.size();
+            const float* x = operand[st.a];
+            const float* y = st.b >= 0 ? operand[st.b] : x;
+            const bool ux = uniform[st.a], uy = st.b >= 0 ? uniform[st.b] : ux;
+            float* dst = last ? out + r * row + j0 : buf[ni + s];
+            uniform[ni + s] = ux && uy && !last;
+            if (ux && uy)
+              Apply<0, 0>(st, x, y, dst, last ? n : 1);
+            else if (ux)
+              Apply<0, 1>(st, x, y, dst, n);
+            else if (uy)
+              Apply<1, 0>(st, x, y, dst, n);
+            else
+              Apply<1, 1>(st, x, y, dst, n);
             operand[ni + s] = dst;
           }
         }
