@@ -257,7 +257,7 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   } else if (p.src_is_plain && x.is_contiguous()) {
     src = du::Mem(x, p.src_plain);
   } else {
-    src = du::ScratchMem(p.pd.src_desc(), 0);
+    src = du::ScratchMem(p.pd.src_desc(), du::kScratchFirstInput);
     std::string rk = base + "|src|";
     du::AppendKey(rk, x);
     du::Reorder(rk, du::Mem(x), src);
@@ -271,7 +271,7 @@ void RunConv(const ConvPrim& p, const std::string& key, const Tensor& x, const T
   const bool y_blocked = p.blocked & kBlockedY;
   dst = y_blocked        ? memory(p.pd.dst_desc(), du::Engine(), y.raw_data())
         : p.dst_is_plain ? du::Mem(y, p.dst_plain)
-                         : du::ScratchMem(p.pd.dst_desc(), 2);
+                         : du::ScratchMem(p.pd.dst_desc(), du::kScratchOutput);
   if (p.sum) {
     std::string rk = base + "|z|";
     du::AppendKey(rk, z);
@@ -1023,7 +1023,7 @@ memory::dims WeightDims(const Shape& w, int64_t group) {
 // `t` (described by `have`) as a memory of layout `want`: t itself when the
 // layouts agree, else a reorder (cached under `key`) into scratch `slot`.
 memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have,
-               const memory::desc& want, int slot) {
+               const memory::desc& want, du::ScratchSlot slot) {
   if (have == want) return memory(want, du::Engine(), t.raw_data());
   memory m = du::ScratchMem(want, slot);
   std::string rk = key;
@@ -1033,9 +1033,10 @@ memory InputAs(const std::string& key, const Tensor& t, const memory::desc& have
 }
 
 // A memory of layout `want` to compute into, for output `t` (plain, described
-// by `plain`): t itself when the layouts agree, else scratch (the last slot).
+// by `plain`): t itself when the layouts agree, else the output's scratch.
 memory OutputAs(const Tensor& t, const memory::desc& plain, const memory::desc& want) {
-  return plain == want ? memory(want, du::Engine(), t.raw_data()) : du::ScratchMem(want, 2);
+  return plain == want ? memory(want, du::Engine(), t.raw_data())
+                       : du::ScratchMem(want, du::kScratchOutput);
 }
 
 // Copies a scratch result into the plain output `t` (nothing when computed in place).
@@ -1082,8 +1083,10 @@ void RunBwdData(const ConvBwdData& p, const std::string& key, const Tensor& dy, 
                 const Tensor& dx, int64_t group) {
   const std::string base = key + "|" + p.layout;
   const memory::desc dx_plain = du::PlainDesc(dx.shape(), dx.dtype());
-  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), 0);
-  memory wei = InputAs(base + "|wei|", w, WeightsDesc(w, group), p.pd.weights_desc(), 1);
+  memory ddst =
+      InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), du::kScratchFirstInput);
+  memory wei = InputAs(base + "|wei|", w, WeightsDesc(w, group), p.pd.weights_desc(),
+                       du::kScratchSecondInput);
   memory dsrc = OutputAs(dx, dx_plain, p.pd.diff_src_desc());
   du::Execute(p.prim,
               {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc}});
@@ -1143,8 +1146,9 @@ void RunBwdWeights(const ConvBwdWeights& p, const std::string& key, const Tensor
                    const Tensor& x, const Tensor& dw, const Tensor* db, int64_t group) {
   const std::string base = key + "|" + p.layout;
   const memory::desc dw_plain = WeightsDesc(dw, group);
-  memory ddst = InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), 0);
-  memory src = InputAs(base + "|src|", x, du::Desc(x), p.pd.src_desc(), 1);
+  memory ddst =
+      InputAs(base + "|ddst|", dy, du::Desc(dy), p.pd.diff_dst_desc(), du::kScratchFirstInput);
+  memory src = InputAs(base + "|src|", x, du::Desc(x), p.pd.src_desc(), du::kScratchSecondInput);
   memory dwei = OutputAs(dw, dw_plain, p.pd.diff_weights_desc());
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei}};

@@ -13,6 +13,8 @@
 //   Mul(x, Div(Clip(Add(x, 3), 0, 6), 6)) as ops {Add, Clip, Div, Mul},
 //   inputs {x, 3, 6}, args {0, 1, 3, -1, 4, 2, 0, 5}, alphas {0, 0, 0, 0},
 //   betas {0, 6, 0, 0}
+#include "singa/ops/fused_elementwise.h"
+
 #include <cmath>
 #include <string_view>
 
@@ -79,9 +81,7 @@ struct Step {
   float alpha, beta;
 };
 
-// Steps beyond this (and operands beyond kMaxOperands) are not made by the
-// pass: a step's results for one chunk live on the stack.
-constexpr int kMaxSteps = 32, kMaxOperands = 48;
+using fused_elementwise::kMaxOperands, fused_elementwise::kMaxSteps;
 
 std::vector<Step> Program(const FusedElementwiseAttrs& a, int num_inputs, std::string_view where) {
   const size_t n = a.ops.size();
@@ -225,7 +225,15 @@ Walk MakeWalk(const KernelCtx& k, const Shape& out) {
 }
 
 void Forward(KernelCtx& k, const FusedElementwiseAttrs& a) {
-  const std::vector<Step> steps = Program(a, k.num_inputs(), "FusedElementwise");
+  // Parsed once per recorded op: its replays keep the attributes.
+  std::shared_ptr<std::vector<Step>> program;
+  if (k.state && *k.state) {
+    program = std::static_pointer_cast<std::vector<Step>>(*k.state);
+  } else {
+    program = std::make_shared<std::vector<Step>>(Program(a, k.num_inputs(), "FusedElementwise"));
+    if (k.state) *k.state = program;
+  }
+  const std::vector<Step>& steps = *program;
   const Tensor& y = k.output(0);
   if (y.numel() == 0) return;
   const Walk w = MakeWalk(k, y.shape());

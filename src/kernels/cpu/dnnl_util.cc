@@ -139,8 +139,7 @@ dnnl::primitive_attr UserScratchpad(dnnl::primitive_attr attr) {
   return attr;
 }
 
-dnnl::memory ScratchMem(const dnnl::memory::desc& desc, int slot) {
-  SINGA_CHECK(slot >= 0 && slot < kScratchSlots, Error, "ScratchMem: no scratch slot " << slot);
+dnnl::memory ScratchMem(const dnnl::memory::desc& desc, ScratchSlot slot) {
   thread_local ScratchBuffer buffers[kScratchSlots];
   return dnnl::memory(desc, Engine(), buffers[slot].Get(desc.get_size(), "a reorder's buffer"));
 }

@@ -103,13 +103,13 @@ std::shared_ptr<V> Cached(const std::string& key, const std::function<V()>& make
 }
 
 // A oneDNN memory of `desc` valid until this thread's next request for the
-// same `slot` (0 to kScratchSlots - 1; one per operand a kernel call copies
-// into another layout): a per-thread buffer grown to the largest request and
-// kept. Taken from the memory pool instead, each new input shape of a model
-// left its reorder buffers cached in size classes of their own (a text
-// recognizer's stream of line widths grew the process with every width).
-constexpr int kScratchSlots = 3;
-dnnl::memory ScratchMem(const dnnl::memory::desc& desc, int slot);
+// same `slot` (one per operand a kernel call copies into another layout): a
+// per-thread buffer grown to the largest request and kept. Taken from the
+// memory pool instead, each new input shape of a model left its reorder
+// buffers cached in size classes of their own (a text recognizer's stream of
+// line widths grew the process with every width).
+enum ScratchSlot { kScratchFirstInput, kScratchSecondInput, kScratchOutput, kScratchSlots };
+dnnl::memory ScratchMem(const dnnl::memory::desc& desc, ScratchSlot slot);
 // Reorders `from` into `to` with a cached reorder primitive keyed by `key`.
 void Reorder(const std::string& key, const dnnl::memory& from, const dnnl::memory& to);
 // Weights w (described as `from`) reordered into the layout `want` a

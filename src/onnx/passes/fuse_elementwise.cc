@@ -16,11 +16,12 @@
 #include <string_view>
 
 #include "onnx/passes/pass.h"
+#include "singa/ops/fused_elementwise.h"
 
 namespace singa::sonnx {
 namespace {
 
-constexpr size_t kMaxSteps = 32, kMaxOperands = 48;  // as the op takes
+using fused_elementwise::kMaxOperands, fused_elementwise::kMaxSteps;
 
 struct StepOf {
   std::string op;
