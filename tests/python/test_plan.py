@@ -1071,6 +1071,34 @@ def test_numpy_inputs_are_read_in_place_and_never_kept(use_plan, training):
         np.testing.assert_array_equal(tensor.to_numpy(r), np.maximum(base, 0))
 
 
+@pytest.mark.parametrize("use_plan", [True, False])
+@pytest.mark.parametrize("layout", ["strided", "reversed", "fortran", "unaligned"])
+def test_numpy_inputs_of_any_layout_are_read_as_numpy_sees_them(use_plan, layout):
+    """An input that is not a C-contiguous, aligned array (a slice with a step,
+    negative strides, Fortran order, a view one byte into a buffer) is read
+    element by element as numpy indexes it, on the plan's build and its replays."""
+    rep = sonnx.prepare(_view_model(), "CPU")
+    rep.use_plan = use_plan
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        base = rng.standard_normal((3, 4)).astype(np.float32)
+        if layout == "strided":
+            x = np.zeros((6, 8), np.float32)[::2, ::2]
+            x[...] = base
+        elif layout == "reversed":
+            x = base[::-1, ::-1].copy()[::-1, ::-1]
+        elif layout == "fortran":
+            x = np.asfortranarray(base)
+        else:
+            x = np.frombuffer(bytearray(base.nbytes + 1), np.uint8)[1:].view(np.float32)
+            x = x.reshape(base.shape)
+            x[...] = base
+        assert not x.flags.c_contiguous or not x.flags.aligned
+        y, r = rep.run([x])
+        np.testing.assert_array_equal(tensor.to_numpy(y), base.ravel())
+        np.testing.assert_array_equal(tensor.to_numpy(r), np.maximum(base, 0))
+
+
 def _hardswish_convs():
     """x[2,3,48,W] -> Conv 3->16 stride 2 -> HardSwish spelled as Add/Clip/Div/Mul -> Conv
     16->16: the second convolution reorders its input into a blocked layout."""
