@@ -10,15 +10,19 @@
 // Opset 1's ConvTranspose is opset 11's (11 only reworded the spec).
 // https://onnx.ai/onnx/operators/onnx__ConvTranspose.html
 //
-// Fast path: Conv's backward-data op ConvGradData (a oneDNN convolution
-// backward, which is exactly this) plus the bias, when no pad is negative.
+// Fast paths: a kernel that tiles the output (Tiling below); else Conv's
+// backward-data op ConvGradData (a oneDNN convolution backward, which is
+// exactly this) plus the bias, when no pad is negative.
 // Reference (and negative pads): the scatter loop above.
 // Backward: dX = Conv(dY, W) with the same strides, dilations, group and
 // pads; dW = ConvGradWeight(X as the conv's dY, dY as the conv's X); dB sums dY.
 #include <array>
+#include <utility>
 
+#include "kernels/cpu/vec.h"
 #include "ops/common.h"
 #include "ops/window.h"
+#include "singa/core/profile.h"
 
 namespace singa {
 namespace {
@@ -235,6 +239,134 @@ void Reference(KernelCtx& k, const ConvTransposeAttrs& a) {
   });
 }
 
+namespace tiling {
+
+using cpu::vec::kLanes, cpu::vec::Vec, cpu::vec::Load;
+constexpr int kCols = 2 * kLanes;  // input columns a tile computes
+constexpr int kTaps = 8;           // the most output taps (m, i, j) a tile computes
+// W's most bytes: every tile reads all of W, which beyond about the L2
+// cache's size comes from memory each time (512 x 256 x 2 x 2 ran 1.3x
+// slower than oneDNN, 256 x 128 x 2 x 2 1.1x faster).
+constexpr int64_t kMaxWeightBytes = 512 << 10;
+
+// Whether the kernel tiles Y: float32, 2-D, one group, strides equal to
+// the kernel (of at most kTaps columns), no dilation, pads or output
+// padding. Each input pixel then writes a k0 x k1 patch of its own in every
+// output channel:
+//   Y[n, m, h*k0 + i, w*k1 + j] = B[m] + sum_c X[n, c, h, w] * W[c, m, i, j]
+// (a decoder's 2x upsampling, a DB text detector's last layer to its one
+// probability channel, which oneDNN's backward-data convolution ran 3x
+// slower than onnxruntime).
+bool Fits(const KernelCtx& k, const Geometry& g, int64_t group) {
+  if (g.nd != 2 || group != 1 || k.input(0).dtype() != DType::kFloat32 || g.kernel[1] > kTaps ||
+      k.input(1).numel() * int64_t{sizeof(float)} > kMaxWeightBytes)
+    return false;
+  for (int64_t i = 0; i < 2; ++i)
+    if (g.stride[i] != g.kernel[i] || g.dilation[i] != 1 || g.pad_begin[i] != 0 ||
+        g.pad_end[i] != 0 || g.out[i] != g.in[i] * g.stride[i])
+      return false;
+  return true;
+}
+
+// Taps [t0, t0 + NT) of kCols input positions: xs [C][kCols] (the
+// positions of every channel), w [C][taps] (W as stored), the sums into
+// out [NT][kCols].
+template <int NT>
+void Tile(const float* xs, const float* w, int64_t c, int64_t taps, int64_t t0,
+          float (*out)[kCols]) {
+  Vec acc[NT][2] = {};
+  for (int64_t ci = 0; ci < c; ++ci) {
+    const Vec x0 = Load(xs + ci * kCols), x1 = Load(xs + ci * kCols + kLanes);
+    const float* wc = w + ci * taps + t0;
+    for (int t = 0; t < NT; ++t) {
+      acc[t][0] += x0 * wc[t];
+      acc[t][1] += x1 * wc[t];
+    }
+  }
+  for (int t = 0; t < NT; ++t) {
+    cpu::vec::Store(out[t], acc[t][0]);
+    cpu::vec::Store(out[t] + kLanes, acc[t][1]);
+  }
+}
+
+template <size_t... I>
+constexpr auto Tiles(std::index_sequence<I...>) {
+  return std::array{&Tile<static_cast<int>(I) + 1>...};
+}
+
+// out[0..k1) (the taps j of one output row, kCols positions each) plus
+// `bias`, interleaved into line [kCols * k1]: line[v * k1 + j] = out[j][v] +
+// bias. Two taps (a 2x upsampling) interleave in registers.
+void Interleave(const float (*out)[kCols], int64_t k1, float bias, float* line) {
+  if (k1 == 2) {
+    using Index = int __attribute__((vector_size(kLanes * sizeof(int))));
+    static const std::array<Index, 2> kMasks = [] {
+      std::array<Index, 2> m{};
+      for (int half = 0; half < 2; ++half)
+        for (int l = 0; l < kLanes; ++l) m[half][l] = half * kLanes / 2 + l / 2 + (l % 2) * kLanes;
+      return m;
+    }();
+    for (int v = 0; v < kCols; v += kLanes) {
+      const Vec a = Load(out[0] + v) + bias, b = Load(out[1] + v) + bias;
+      cpu::vec::Store(line + 2 * v, __builtin_shuffle(a, b, kMasks[0]));
+      cpu::vec::Store(line + 2 * v + kLanes, __builtin_shuffle(a, b, kMasks[1]));
+    }
+    return;
+  }
+  for (int64_t j = 0; j < k1; ++j)
+    for (int v = 0; v < kCols; ++v) line[v * k1 + j] = out[j][v] + bias;
+}
+
+// A tile is kCols consecutive positions of an image's input plane (H x W
+// flattened), across rows when rows are short (a 10 x 10 decoder level would
+// fill a third of a tile), copied out of X channel by channel (X's channels
+// a plane apart would share a few of the L1 cache's sets), then all taps in
+// Tiles of whole output rows (m, i).
+void Forward(const Tensor& x_in, const Tensor& w_in, const Tensor* b_in, const Tensor& y) {
+  const Tensor x = x_in.Contiguous(), w = w_in.Contiguous();
+  const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), wd = x.dim(3), plane = h * wd;
+  const int64_t m = y.dim(1), k0 = y.dim(2) / h, k1 = y.dim(3) / wd, patch = k0 * k1,
+                taps = m * patch, tiles = (plane + kCols - 1) / kCols, group = kTaps / k1 * k1;
+  std::vector<float> bias(m, 0.f);
+  if (b_in) bias = b_in->ToVector<float>();
+  const float* px = x.data<float>();
+  const float* pw = w.data<float>();
+  float* py = y.data<float>();
+  static constexpr auto kTile = Tiles(std::make_index_sequence<kTaps>());
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (kCols * c * taps));
+  ParallelFor(0, n * tiles, grain, [&](int64_t lo, int64_t hi) {
+    std::vector<float> xs(c * kCols), line(kCols * k1);
+    float out[kTaps][kCols];
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t in = r / tiles, p0 = r % tiles * kCols,
+                    cols = std::min<int64_t>(kCols, plane - p0);
+      for (int64_t ci = 0; ci < c; ++ci) {
+        float* dst = xs.data() + ci * kCols;
+        std::copy_n(px + (in * c + ci) * plane + p0, cols, dst);
+        std::fill(dst + cols, dst + kCols, 0.f);
+      }
+      for (int64_t t0 = 0; t0 < taps; t0 += group) {
+        const int64_t nt = std::min(group, taps - t0);
+        kTile[nt - 1](xs.data(), pw, c, taps, t0, out);
+        for (int64_t t = 0; t < nt; t += k1) {  // one output row (m, i) of the tile's rows
+          const int64_t tap = t0 + t, mm = tap / patch, i = tap % patch / k1;
+          Interleave(out + t, k1, bias[mm], line.data());
+          float* ym = py + (in * m + mm) * plane * patch;
+          for (int64_t p = p0; p < p0 + cols;) {  // the runs of positions in one input row
+            const int64_t row = p / wd, col = p % wd, run = std::min(wd - col, p0 + cols - p);
+            std::copy_n(line.data() + (p - p0) * k1, run * k1,
+                        ym + ((row * k0 + i) * wd + col) * k1);
+            p += run;
+          }
+        }
+      }
+    }
+  });
+  NoteKernel("singa:tiling_conv_transpose");
+}
+
+}  // namespace tiling
+
 const OpSchema& GradSchema(const char* op) { return OpRegistry::Get(op, kLatestOpset, "ai.singa"); }
 
 AttrMap ConvAttrMap(const Geometry& g, int64_t group, const Shape& shape) {
@@ -251,6 +383,8 @@ void Forward(KernelCtx& k, const ConvTransposeAttrs& a) {
   const Geometry g = KernelGeometry(k, a);
   if (g.negative_pads() || !g.conv_fits() || k.input(0).empty() || k.input(1).empty())
     return Reference(k, a);
+  if (tiling::Fits(k, g, a.group))
+    return tiling::Forward(k.input(0), k.input(1), k.has_input(2) ? &k.input(2) : nullptr, y);
   static const OpSchema& data = GradSchema("ConvGradData");
   const std::array<Tensor, 2> in = {k.input(0), k.input(1)};
   const auto attrs = data.ParseAttrs(ConvAttrMap(g, a.group, y.shape()), in);

@@ -26,6 +26,13 @@ CASES += [
     _ct((1, 2, 3, 3), (2, 1, 3, 3), group=2, id="2d_group"),
     _ct((2, 3, 5), (3, 2, 3), (2,), strides=[2], pads=[1, 0], id="1d"),
     _ct((1, 2, 2, 3, 3), (2, 2, 2, 2, 2), (2,), strides=[2, 1, 2], id="3d"),
+    # Kernels that tile the output (strides == kernel): rows of more and fewer
+    # columns than a tile's 32, more taps (m, i, j) than a tile's 8, one
+    # output channel (a text detector's last layer), 3x1 and 1x3 kernels.
+    _ct((2, 5, 3, 37), (5, 3, 2, 2), (3,), strides=[2, 2], id="2d_tiling"),
+    _ct((1, 16, 4, 19), (16, 1, 2, 2), (1,), strides=[2, 2], id="2d_tiling_one_channel"),
+    _ct((1, 3, 2, 70), (3, 2, 3, 1), strides=[3, 1], id="2d_tiling_3x1"),
+    _ct((1, 3, 3, 11), (3, 3, 1, 3), (3,), strides=[1, 3], id="2d_tiling_1x3"),
     Case("ConvTranspose", [T((1, 2, 3, 3), -1, 1), T((2, 3, 3, 3), -1, 1)], opset=1,
          id="opset1"),
 ]
