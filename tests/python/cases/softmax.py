@@ -15,6 +15,10 @@ for _op in ["Softmax", "LogSoftmax", "Hardmax"]:
         Case(_op, [T((3, 0))]),
         Case(_op, [T((2, 0, 4))], {"axis": 1}),
         Case(_op, [T((64, 1000), low=-20, high=20)], id="wide"),
+        # Read non-contiguous (transposed), the rows' axis is strided and the
+        # one before it contiguous: blocks of 16 rows and a last of 5.
+        Case(_op, [T((37, 16), low=-10, high=10)], id="columns"),
+        Case(_op, [T((21, 65))], id="columns-long"),
         # Opset 1/11 coerce to 2-D at axis; onnx's reference evaluator treats
         # `axis` as a single axis there, so rows keep the two readings equal
         # (axis on the last dim). tests/cpp/softmax_test.cc covers coercion.
