@@ -320,7 +320,9 @@ void Forward1(KernelCtx& k, const Axis1Attrs& a) {
   const Tensor& x = k.input(0);
   const int64_t axis = a.axis < 0 ? a.axis + x.ndim() : a.axis;
   const View v = MakeView(x.shape(), axis, true);
-  if (!kFast || !(Rows(x, k.output(0), v, M) || Dnnl(x, k.output(0), v, M)))
+  // (coerced at the last axis, the rows are that axis alone)
+  if (!kFast || !(StridedRows(x, k.output(0), axis, M) || Rows(x, k.output(0), v, M) ||
+                  Dnnl(x, k.output(0), v, M)))
     Loop(x, k.output(0), v, M);
 }
 

@@ -25,6 +25,7 @@ for _op in ["Softmax", "LogSoftmax", "Hardmax"]:
         Case(_op, [T((3, 4))], opset=11),
         Case(_op, [T((3, 4))], {"axis": -1}, opset=11, id="neg-axis"),
         Case(_op, [T((2, 3, 4))], {"axis": 2}, opset=11, id="rank3-last"),
+        Case(_op, [T((37, 16), low=-10, high=10)], opset=11, id="columns-11"),
         Case(_op, [T((3, 4))], opset=1, dtypes=["float32"]),
     ]
 
