@@ -178,6 +178,14 @@ void Block::Move(void* ptr, std::shared_ptr<void> owner) {
   Touch();
 }
 
+std::shared_ptr<Block> Block::TakeMemory() {
+  SINGA_CHECK(owned_ && ptr_.load() && dtype_ != DType::kString, Error,
+              "Block::TakeMemory: the block holds no pool memory of its own");
+  auto taken = std::make_shared<Block>(device_, bytes_, dtype_);
+  taken->ptr_.store(ptr_.exchange(nullptr, std::memory_order_acq_rel), std::memory_order_release);
+  return taken;
+}
+
 Block::Block(Device device, size_t bytes, DType dtype)
     : device_(device), bytes_(bytes), dtype_(dtype) {}
 

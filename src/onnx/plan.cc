@@ -4,6 +4,8 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "onnx/passes/pass.h"
 #include "singa/core/profile.h"
@@ -332,7 +334,25 @@ void Plan::Capture(const TensorList& inputs, SharedArena& arena) {
   for (int s : g.output_slots) results_.push_back(values[s].tensor());
   if (dev.PlanGraphMemory(results_, &arena, inputs_, &placement_) > 0) arena_ = arena;
   ops_ = dev.runtime().TakeGraph();
-  if (ops_.empty()) inputs_.clear(), results_.clear();
+  if (ops_.empty()) return inputs_.clear(), results_.clear();
+  std::unordered_set<const Block*> written;
+  for (const DeviceRuntime::Op& op : ops_)
+    for (const auto& b : op.writes) written.insert(b.get());
+  std::unordered_map<const Block*, int> uses;
+  for (const Tensor& r : results_) ++uses[r.block().get()];
+  for (const Tensor& r : results_) {
+    const Block* b = r.block().get();
+    handed_.push_back(dev.type == DeviceType::kCpu && r.numel() > 0 && r.is_contiguous() &&
+                      r.dtype() != DType::kString && written.count(b) && uses[b] == 1);
+  }
+  for (const Tensor& x : inputs_) {
+    const Block* b = x.block().get();
+    const auto at = std::find_if(placement_.begin(), placement_.end(),
+                                 [&](const auto& p) { return p.first == b; });
+    const bool lend = dev.type == DeviceType::kCpu && x.dtype() != DType::kString &&
+                      !written.count(b) && at != placement_.end();
+    lent_at_.push_back(lend ? static_cast<int64_t>(at->second) : -1);
+  }
 }
 
 void Plan::MoveTo(const SharedArena& arena) {
@@ -362,7 +382,26 @@ ValueList Plan::Run(const ValueList& inputs, std::vector<NodeProfile>* profile) 
   if (captured()) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
-    for (size_t i = 0; i < inputs.size(); ++i) inputs_[i].CopyFrom(inputs[i].tensor());
+    // Contiguous inputs are read where they lie; their placeholders go back
+    // to the arena when the run ends, also when an op throws.
+    struct Lent {
+      const Plan& plan;
+      std::vector<size_t> inputs;
+      ~Lent() {
+        for (size_t i : inputs)
+          plan.inputs_[i].block()->Move(
+              static_cast<char*>(plan.arena_.memory.get()) + plan.lent_at_[i], plan.arena_.memory);
+      }
+    } lent{*this, {}};
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& x = inputs[i].tensor();
+      if (lent_at_[i] >= 0 && x.is_contiguous() && x.numel() > 0) {
+        inputs_[i].block()->Move(x.raw_data(), nullptr);
+        lent.inputs.push_back(i);
+      } else {
+        inputs_[i].CopyFrom(x);
+      }
+    }
     if (!profile) {
       DeviceRuntime::Replay(ops_);
     } else {
@@ -385,7 +424,16 @@ ValueList Plan::Run(const ValueList& inputs, std::vector<NodeProfile>* profile) 
         profile->push_back(std::move(p));
       }
     }
-    for (const Tensor& r : results_) out.push_back(r.Clone());
+    for (size_t i = 0; i < results_.size(); ++i) {
+      const Tensor& r = results_[i];
+      if (!handed_[i]) {
+        out.push_back(r.Clone());
+        continue;
+      }
+      const std::shared_ptr<Block> taken = r.block()->TakeMemory();
+      out.push_back(Tensor::Wrap(static_cast<char*>(taken->data()) + r.offset() * r.itemsize(),
+                                 r.dtype(), r.shape(), r.strides(), taken, r.device()));
+    }
     return out;
   }
   if (walk_values_.size() != g.constants.size()) walk_values_ = ConstantValues(g);

@@ -130,6 +130,16 @@ class Plan {
   std::shared_ptr<Graph> graph_;  // the rewritten graph, results as its outputs
   std::vector<std::pair<std::weak_ptr<Block>, uint64_t>> deps_;
   TensorList inputs_, results_;  // a captured plan's placeholders and results
+  // Per result: whether a replay hands its memory to the caller
+  // (Block::TakeMemory) instead of a copy: a contiguous result in a block of
+  // its own that the recording writes, on the CPU (a CUDA graph keeps the
+  // addresses it was captured with).
+  std::vector<char> handed_;
+  // Per input: its placeholder's offset in the arena when a replay reads a
+  // contiguous input where it lies (the placeholder moved there for the
+  // replay, Block::Move) instead of copying it in; -1 when an op writes the
+  // placeholder, or off the CPU.
+  std::vector<int64_t> lent_at_;
   std::vector<DeviceRuntime::Op> ops_;
   SharedArena arena_;
   ArenaPlacement placement_;

@@ -306,6 +306,33 @@ TEST(Device, GraphCaptureAndReplay) {
   EXPECT_EQ(cpu.graph_size(), 0u);
 }
 
+TEST(Device, AReplayedResultsMemoryIsTakenAndTheNextReplayAllocatesAfresh) {
+  Device cpu = Device::Cpu();
+  Tensor a = Tensor::FromVector<float>({2}, {1, 2});
+  cpu.EnableGraph(true);
+  Tensor y = Call1("Add", {a, a});
+  cpu.EnableGraph(false);
+  const Tensor keep[] = {y};
+  cpu.PlanGraphMemory(keep);
+  cpu.RunGraph();
+  const void* first = y.raw_data();
+  const std::shared_ptr<Block> taken = y.block()->TakeMemory();
+  EXPECT_EQ(taken->data(), first);
+  EXPECT_FALSE(y.block()->allocated());
+  a.CopyFrom(Tensor::FromVector<float>({2}, {5, 6}));
+  cpu.RunGraph();
+  EXPECT_NE(y.raw_data(), first);
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{10, 12}));
+  EXPECT_EQ(static_cast<const float*>(taken->data())[1], 4.f);
+  // Memory a block does not hold from the pool is not its to give.
+  float outside[2] = {};
+  Tensor wrapped = Tensor::Wrap(outside, DType::kFloat32, {2}, {1}, nullptr);
+  EXPECT_THROW(wrapped.block()->TakeMemory(), Error);
+  const std::shared_ptr<Block> second = y.block()->TakeMemory();
+  EXPECT_THROW(y.block()->TakeMemory(), Error);  // nothing left to take
+  cpu.ResetGraph();
+}
+
 TEST(Device, ARecordingMovedToAnotherArenaReplaysThere) {
   Device cpu = Device::Cpu();
   Tensor a = Tensor::FromVector<float>({2}, {1, 2});

@@ -1099,6 +1099,36 @@ def test_numpy_inputs_of_any_layout_are_read_as_numpy_sees_them(use_plan, layout
         np.testing.assert_array_equal(tensor.to_numpy(r), np.maximum(base, 0))
 
 
+def test_replay_results_stay_the_callers_and_inputs_are_left_as_they_were():
+    """A replay hands its results' memory to the caller and reads its input
+    where it lies: each call's results keep their values through later calls
+    (the plan computes the next ones in memory of its own), the input arrays
+    are never written, and a graph output that is the input itself is a copy."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Mul", ["x", "two"], ["m"]),
+             helper.make_node("Transpose", ["m"], ["t"], perm=[1, 0])]
+    graph = helper.make_graph(
+        nodes, "results", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 48])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("r", "t", "x")],
+        [numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+    rep = sonnx.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+                        "CPU")
+    rng = np.random.default_rng(8)
+    xs = [rng.standard_normal((64, 48)).astype(np.float32) for _ in range(4)]
+    kept = [x.copy() for x in xs]
+    got = [rep.run([x]) for x in xs]
+    assert rep.profile([xs[0]]).replayed
+    for x, k, (r, t, same) in zip(xs, kept, got):
+        np.testing.assert_array_equal(x, k)
+        np.testing.assert_array_equal(tensor.to_numpy(r), np.maximum(k, 0))
+        np.testing.assert_array_equal(tensor.to_numpy(t), (2 * k).T)
+        np.testing.assert_array_equal(tensor.to_numpy(same), k)
+    x = xs[0]
+    same = rep.run([x])[2]
+    x[...] = 5.0
+    np.testing.assert_array_equal(tensor.to_numpy(same), kept[0])
+
+
 def _hardswish_convs():
     """x[2,3,48,W] -> Conv 3->16 stride 2 -> HardSwish spelled as Add/Clip/Div/Mul -> Conv
     16->16: the second convolution reorders its input into a blocked layout."""

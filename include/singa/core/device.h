@@ -122,6 +122,10 @@ class Block {
   // Moves a placed block to `ptr` in `owner`'s memory, leaving its contents
   // behind (a plan's arena holds nothing from one replay to the next).
   void Move(void* ptr, std::shared_ptr<void> owner);
+  // A new block that owns this one's memory (from the pool, allocated),
+  // leaving this one unallocated: its next data() allocates afresh. A
+  // replayed plan's result goes to the caller this way instead of as a copy.
+  std::shared_ptr<Block> TakeMemory();
   // Wrapped memory that nothing here keeps alive: lent for one call (the
   // numpy arrays of a run), so whatever could keep it longer copies it.
   bool borrowed() const { return !owned_ && !owner_; }
