@@ -17,9 +17,11 @@
 // LeakyRelu or Clip becomes one FusedConv (oneDNN post-ops), activations
 // between convolutions keep oneDNN's blocked layout, and each value is
 // dropped after its last reader. A static plan is captured through Device::Exec once:
-// runs replay the recording (no shape inference, no allocation: one arena
-// planned from the values' lifetimes) with the inputs copied in, the first
-// run included. A dynamic plan walks the rewritten graph node by node.
+// runs replay the recording (no shape inference, no allocation but the
+// results': one arena planned from the values' lifetimes), the first run
+// included, reading contiguous inputs where they lie and handing the
+// results' memory to the caller. A dynamic plan walks the rewritten graph
+// node by node.
 //
 // Folded weights come from parameters, which training may change: the plan
 // remembers the version of every block it read them from and is rebuilt

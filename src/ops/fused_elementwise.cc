@@ -124,7 +124,7 @@ template <Code C>
   if constexpr (C == Code::kMin) return x != x || x < y ? x : y;
   if constexpr (C == Code::kAbs) return std::fabs(x);
   if constexpr (C == Code::kClip) return x < alpha ? alpha : (x > beta ? beta : x);
-  if constexpr (C == Code::kErf) return std::erf(x);
+  if constexpr (C == Code::kErf) return cpu::FastErf(x);
   if constexpr (C == Code::kExp) return cpu::FastExp(x);
   if constexpr (C == Code::kHardSigmoid) {
     const float v = alpha * x + beta;

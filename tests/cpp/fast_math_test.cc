@@ -62,5 +62,23 @@ TEST(FastMath, SigmoidAndTanhAreWithin2e7AbsoluteAndRelative) {
   EXPECT_EQ(FastSigmoid(200.f), 1.f);
 }
 
+TEST(FastMath, ErfIsWithin4e7RelativeWhereTheResultIsANormalFloat) {
+  double worst = 0, subnormal = 0;
+  ForFloats([&](float x) {
+    const double want = std::erf(double(x)), err = std::abs(FastErf(x) - want);
+    if (std::abs(want) >= std::numeric_limits<float>::min())
+      worst = std::max(worst, err / std::abs(want));
+    else
+      subnormal = std::max(subnormal, err);
+  });
+  EXPECT_LE(worst, 4e-7);
+  EXPECT_LE(subnormal, 2 * std::numeric_limits<float>::denorm_min());
+  EXPECT_TRUE(std::isnan(FastErf(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(FastErf(std::numeric_limits<float>::infinity()), 1.f);
+  EXPECT_EQ(FastErf(-std::numeric_limits<float>::infinity()), -1.f);
+  EXPECT_EQ(FastErf(0.f), 0.f);
+  EXPECT_EQ(FastErf(3.95f), 1.f);
+}
+
 }  // namespace
 }  // namespace singa::cpu

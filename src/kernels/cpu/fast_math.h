@@ -1,9 +1,10 @@
-// Float exp, sigmoid and tanh written without calls or branches, so that a
+// Float exp, sigmoid, tanh and erf written without calls or branches, so that a
 // loop over an array of them compiles to vector code (libm's expf and tanhf
 // are one scalar call per element; these are always inlined, since a call
 // left in a loop keeps it scalar). Errors against libm in double: exp
 // within 2 ulp where its result is a normal float, sigmoid and tanh within
-// 2e-7 absolute and relative (tests/cpp/fast_math_test.cc checks them).
+// 2e-7 absolute and relative, erf within 4e-7 relative (tests/cpp/fast_math_test.cc
+// checks them).
 #pragma once
 
 #include <bit>
@@ -52,6 +53,29 @@ namespace singa::cpu {
   const float small = p * z * x + x;
   const float big = 1.0f - 2.0f / (FastExp(2.0f * (a > 10.0f ? 10.0f : a)) + 1.0f);
   return a < 0.625f ? small : (x < 0 ? -big : big);
+}
+
+// erf: x P(x^2) / Q(x^2), P and Q of degree 5, a rational fit of erf(x) / x
+// over [0, 3.95] (by iterated weighted least squares on relative error:
+// 2.2e-7 in double, 3e-7 evaluated in float); +-1 from 3.95 on, where erf
+// rounds to 1 in float.
+[[gnu::always_inline]] inline float FastErf(float in) {
+  const float x = in > 3.95f ? 3.95f : (in < -3.95f ? -3.95f : in);
+  const float t = x * x;
+  float p = 2.0262196e-06f;
+  p = p * t + 2.8468305e-04f;
+  p = p * t + 3.8074022e-03f;
+  p = p * t + 5.2873142e-02f;
+  p = p * t + 1.9153094e-01f;
+  p = p * t + 1.1283791e+00f;
+  float q = 3.7834783e-05f;
+  q = q * t + 1.1705647e-03f;
+  q = q * t + 1.5053558e-02f;
+  q = q * t + 1.1455185e-01f;
+  q = q * t + 5.0307256e-01f;
+  q = q * t + 1.0f;
+  const float r = x * p / q;
+  return r > 1.0f ? 1.0f : (r < -1.0f ? -1.0f : r);
 }
 
 }  // namespace singa::cpu
