@@ -1152,11 +1152,15 @@ def _hardswish_convs():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
-def test_a_replay_takes_nothing_from_the_pool_but_its_results():
+def test_a_replay_takes_nothing_from_the_pool_but_its_results(monkeypatch):
     """A replayed plan's values live in its arena, a convolution's reorders in
     per-thread scratch, and its input is read in place: a call on a shape seen
     before allocates its result alone (each new input shape used to leave its
-    input's copy and reorder buffers cached in size classes of their own)."""
+    input's copy and reorder buffers cached in size classes of their own).
+    The convolutions make their primitives at once (no rent in DirectConv,
+    whose end depends on the machine's speed: a primitive made during the
+    counted calls would allocate its packed weights there)."""
+    monkeypatch.setenv("SINGA_CONV_RENT_MS", "0")
     model = _hardswish_convs()
     rep = sonnx.prepare(model, "CPU")
     rng = np.random.default_rng(6)
