@@ -145,6 +145,9 @@ bool InnerAxis(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
   return true;
 }
 
+// The longest rows StridedRows takes (a block of them in a stack array).
+constexpr int64_t kStridedMaxN = 64;
+
 // One block of StridedRows: rows [r0, r0 + len) of a vector's width, x
 // their first element (each row's elements `stride` apart, the rows' first
 // elements adjacent), y their rows. Plain float arrays with loops over the
@@ -154,8 +157,8 @@ bool InnerAxis(const Tensor& x_in, const Tensor& y, const View& v, Mode mode) {
 template <Mode M>
 [[gnu::target("prefer-vector-width=512")]] void StridedBlock(const float* xs, int64_t stride,
                                                              int64_t n, int64_t len, float* ys) {
-  constexpr int64_t kMaxN = 64, L = cpu::vec::kLanes;
-  alignas(64) float v[kMaxN * L], m[L], sum[L] = {};
+  constexpr int64_t L = cpu::vec::kLanes;
+  alignas(64) float v[kStridedMaxN * L], m[L], sum[L] = {};
   for (int64_t k = 0; k < n; ++k) {
     float* vk = v + k * L;
     const float* xk = xs + k * stride;
@@ -183,7 +186,7 @@ template <Mode M>
 }
 
 // The fast kernel for float32 Softmax and LogSoftmax along a last axis of
-// at most 64 elements that is strided in memory while the axis before it
+// at most kStridedMaxN elements that is strided in memory while the axis before it
 // is contiguous: a transposed view (a detector's box distribution
 // [1, 4, anchors, 16] read through a Transpose of [1, 4, 16, anchors]),
 // which the kernels below would first copy into rows (0.22 ms through
@@ -193,7 +196,8 @@ template <Mode M>
 bool StridedRows(const Tensor& x, const Tensor& y, int64_t axis, Mode mode) {
   const int64_t nd = x.ndim(), lanes = cpu::vec::kLanes;
   if (mode == Mode::kHardmax || x.dtype() != DType::kFloat32 || nd < 2 || axis != nd - 1 ||
-      y.numel() == 0 || x.strides()[nd - 2] != 1 || x.strides()[nd - 1] == 1 || x.dim(nd - 1) > 64)
+      y.numel() == 0 || x.strides()[nd - 2] != 1 || x.strides()[nd - 1] == 1 ||
+      x.dim(nd - 1) > kStridedMaxN)
     return false;
   const int64_t n = x.dim(nd - 1), rows = x.dim(nd - 2), stride = x.strides()[nd - 1];
   const int64_t outer = x.numel() / (n * rows), blocks = (rows + lanes - 1) / lanes;
