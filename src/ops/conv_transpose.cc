@@ -294,22 +294,22 @@ constexpr auto Tiles(std::index_sequence<I...>) {
   return std::array{&Tile<static_cast<int>(I) + 1>...};
 }
 
+// Lanes [kFirst, kFirst + kLanes / 2) of a and of b, alternating.
+template <size_t kFirst, size_t... I>
+Vec Zip(Vec a, Vec b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, (kFirst + I / 2 + (I % 2) * kLanes)...);
+}
+
 // out[0..k1) (the taps j of one output row, kCols positions each) plus
 // `bias`, interleaved into line [kCols * k1]: line[v * k1 + j] = out[j][v] +
 // bias. Two taps (a 2x upsampling) interleave in registers.
 void Interleave(const float (*out)[kCols], int64_t k1, float bias, float* line) {
   if (k1 == 2) {
-    using Index = int __attribute__((vector_size(kLanes * sizeof(int))));
-    static const std::array<Index, 2> kMasks = [] {
-      std::array<Index, 2> m{};
-      for (int half = 0; half < 2; ++half)
-        for (int l = 0; l < kLanes; ++l) m[half][l] = half * kLanes / 2 + l / 2 + (l % 2) * kLanes;
-      return m;
-    }();
+    constexpr auto kLaneIndices = std::make_index_sequence<kLanes>();
     for (int v = 0; v < kCols; v += kLanes) {
       const Vec a = Load(out[0] + v) + bias, b = Load(out[1] + v) + bias;
-      cpu::vec::Store(line + 2 * v, __builtin_shuffle(a, b, kMasks[0]));
-      cpu::vec::Store(line + 2 * v + kLanes, __builtin_shuffle(a, b, kMasks[1]));
+      cpu::vec::Store(line + 2 * v, Zip<0>(a, b, kLaneIndices));
+      cpu::vec::Store(line + 2 * v + kLanes, Zip<kLanes / 2>(a, b, kLaneIndices));
     }
     return;
   }

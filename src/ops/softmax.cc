@@ -151,12 +151,11 @@ constexpr int64_t kStridedMaxN = 64;
 // One block of StridedRows: rows [r0, r0 + len) of a vector's width, x
 // their first element (each row's elements `stride` apart, the rows' first
 // elements adjacent), y their rows. Plain float arrays with loops over the
-// block's width, which the compiler vectorizes throughout, in whole AVX-512
-// vectors where the build has them (Vec values mixed with a per-lane exp
-// were split into halves and stalled on reading them back whole).
+// block's width, which the compiler vectorizes throughout (Vec values mixed
+// with a per-lane exp were split into halves and stalled on reading them
+// back whole).
 template <Mode M>
-[[gnu::target("prefer-vector-width=512")]] void StridedBlock(const float* xs, int64_t stride,
-                                                             int64_t n, int64_t len, float* ys) {
+void StridedBlock(const float* xs, int64_t stride, int64_t n, int64_t len, float* ys) {
   constexpr int64_t L = cpu::vec::kLanes;
   alignas(64) float v[kStridedMaxN * L], m[L], sum[L] = {};
   for (int64_t k = 0; k < n; ++k) {
