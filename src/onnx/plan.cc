@@ -383,24 +383,24 @@ ValueList Plan::Run(const ValueList& inputs, std::vector<NodeProfile>* profile) 
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     // Contiguous inputs are read where they lie; their placeholders go back
-    // to the arena when the run ends, also when an op throws.
+    // to the arena when the run ends, also when an op throws (one that was
+    // copied into instead is moved onto its own place: nothing changes).
     struct Lent {
       const Plan& plan;
-      std::vector<size_t> inputs;
       ~Lent() {
-        for (size_t i : inputs)
-          plan.inputs_[i].block()->Move(
-              static_cast<char*>(plan.arena_.memory.get()) + plan.lent_at_[i], plan.arena_.memory);
+        for (size_t i = 0; i < plan.inputs_.size(); ++i)
+          if (plan.lent_at_[i] >= 0)
+            plan.inputs_[i].block()->Move(
+                static_cast<char*>(plan.arena_.memory.get()) + plan.lent_at_[i],
+                plan.arena_.memory);
       }
-    } lent{*this, {}};
+    } lent{*this};
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& x = inputs[i].tensor();
-      if (lent_at_[i] >= 0 && x.is_contiguous() && x.numel() > 0) {
+      if (lent_at_[i] >= 0 && x.is_contiguous() && x.numel() > 0)
         inputs_[i].block()->Move(x.raw_data(), nullptr);
-        lent.inputs.push_back(i);
-      } else {
+      else
         inputs_[i].CopyFrom(x);
-      }
     }
     if (!profile) {
       DeviceRuntime::Replay(ops_);

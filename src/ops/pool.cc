@@ -281,43 +281,59 @@ void AveragePoolForward(KernelCtx& k, const PoolAttrs& a) {
   if (!alg || !PoolFast(k, w, *alg)) AveragePoolReference(k, a);
 }
 
+// Vectors of 16 and 8 floats (declared outside a template: GCC drops a
+// vector_size attribute whose size depends on a template parameter).
+using V16 = float __attribute__((vector_size(16 * sizeof(float))));
+using V8 = float __attribute__((vector_size(8 * sizeof(float))));
+
+// Channels [l, l + the lanes of V) of N adjacent output positions of a held
+// pool (see HeldPoolPositions), as vectors V.
+template <PoolKind kKind, int N, class V>
+void HeldPoolLanes(float* out, int64_t bk, const float* first, int64_t next, int64_t ni, int64_t nj,
+                   int64_t step_i, int64_t step_j, int64_t l) {
+  constexpr bool kMaxKind = kKind == PoolKind::kMax;
+  constexpr float kStart = kMaxKind ? std::numeric_limits<float>::lowest() : 0.f;
+  V acc[N], v;
+  for (int n = 0; n < N; ++n) {
+    acc[n] = V{} + kStart;
+    if (kMaxKind && ni > 0 && nj > 0) std::memcpy(&acc[n], first + n * next + l, sizeof v);
+  }
+  for (int64_t i = 0; i < ni; ++i) {
+    const float* q = first + i * step_i + l;
+    for (int64_t j = 0; j < nj; ++j, q += step_j)
+      for (int n = 0; n < N; ++n) {
+        std::memcpy(&v, q + n * next, sizeof v);
+        if constexpr (kMaxKind)
+          acc[n] = v > acc[n] ? v : acc[n];
+        else
+          acc[n] += v;
+      }
+  }
+  for (int n = 0; n < N; ++n) std::memcpy(out + n * bk + l, &acc[n], sizeof v);
+}
+
 // N adjacent output positions of a held pool (bk channels each, `out` the
 // first, the next bk floats on) from ni x nj taps each: the first position's
 // first tap at `first`, the next position's `next` floats on, the next tap
 // along each axis step_i and step_j floats on. The channels go in vectors of
-// 16, then one by one. The N positions are independent chains, which the
-// latency of a max or an add would otherwise serialize.
+// 16, then of 8 (the held block of an AVX2 host: one by one, its pools took
+// 3-4x onnxruntime's time), then one by one. The N positions are
+// independent chains, which the latency of a max or an add would otherwise
+// serialize.
 template <PoolKind kKind, int N>
 void HeldPoolPositions(float* out, int64_t bk, const float* first, int64_t next, int64_t ni,
                        int64_t nj, int64_t step_i, int64_t step_j) {
-  using V = float __attribute__((vector_size(16 * sizeof(float))));
   constexpr bool kMaxKind = kKind == PoolKind::kMax;
   constexpr float kStart = kMaxKind ? std::numeric_limits<float>::lowest() : 0.f;
-  const bool any = ni > 0 && nj > 0;
   int64_t l = 0;
-  for (; l + 16 <= bk; l += 16) {
-    V acc[N], v;
-    for (int n = 0; n < N; ++n) {
-      acc[n] = V{} + kStart;
-      if (kMaxKind && any) std::memcpy(&acc[n], first + n * next + l, sizeof v);
-    }
-    for (int64_t i = 0; i < ni; ++i) {
-      const float* q = first + i * step_i + l;
-      for (int64_t j = 0; j < nj; ++j, q += step_j)
-        for (int n = 0; n < N; ++n) {
-          std::memcpy(&v, q + n * next, sizeof v);
-          if constexpr (kMaxKind)
-            acc[n] = v > acc[n] ? v : acc[n];
-          else
-            acc[n] += v;
-        }
-    }
-    for (int n = 0; n < N; ++n) std::memcpy(out + n * bk + l, &acc[n], sizeof v);
-  }
+  for (; l + 16 <= bk; l += 16)
+    HeldPoolLanes<kKind, N, V16>(out, bk, first, next, ni, nj, step_i, step_j, l);
+  for (; l + 8 <= bk; l += 8)
+    HeldPoolLanes<kKind, N, V8>(out, bk, first, next, ni, nj, step_i, step_j, l);
   for (; l < bk; ++l)
     for (int n = 0; n < N; ++n) {
       const float* p = first + n * next + l;
-      float acc = kMaxKind && any ? *p : kStart;
+      float acc = kMaxKind && ni > 0 && nj > 0 ? *p : kStart;
       for (int64_t i = 0; i < ni; ++i)
         for (int64_t j = 0; j < nj; ++j) {
           const float v = p[i * step_i + j * step_j];

@@ -7,7 +7,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 namespace singa::cpu {
 namespace {
@@ -60,6 +62,31 @@ TEST(FastMath, SigmoidAndTanhAreWithin2e7AbsoluteAndRelative) {
   EXPECT_LT(FastSigmoid(-200.f), 1e-37f);
   EXPECT_EQ(FastSigmoid(200.f), 1.f);
   EXPECT_EQ(FastSigmoid(200.f), 1.f);
+}
+
+TEST(FastMath, TheVectorExpAndSigmoidAreTheScalarOnesLaneByLane) {
+  using V = float __attribute__((vector_size(4 * sizeof(float))));
+  constexpr size_t kLanes = sizeof(V) / sizeof(float);
+  const auto same = [](float a, float b) {
+    return std::isnan(a) ? std::isnan(b) : std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.f,       -0.f,       1000.f,
+                            -1000.f,   inf,        -inf,
+                            88.72283f, -87.33654f, std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> xs(std::begin(specials), std::end(specials));
+  ForFloats([&](float x) { xs.push_back(x); });
+  while (xs.size() % kLanes) xs.push_back(0.f);
+  for (size_t i = 0; i < xs.size(); i += kLanes) {
+    V v;
+    std::memcpy(&v, &xs[i], sizeof v);
+    const V e = FastExpVec(v), s = FastSigmoidVec(v);
+    for (size_t l = 0; l < kLanes; ++l) {
+      const float x = xs[i + l];
+      ASSERT_TRUE(same(e[l], FastExp(x))) << x << ": " << e[l] << " against " << FastExp(x);
+      ASSERT_TRUE(same(s[l], FastSigmoid(x))) << x << ": " << s[l] << " against " << FastSigmoid(x);
+    }
+  }
 }
 
 TEST(FastMath, ErfIsWithin4e7RelativeWhereTheResultIsANormalFloat) {

@@ -30,14 +30,10 @@ inline V Activate(V x, Activation act, float alpha, float beta) {
       return x < lo ? lo : (x > hi ? hi : x);
     }
     case Activation::kSwish:
-      if constexpr (sizeof(V) == sizeof(float)) {
+      if constexpr (sizeof(V) == sizeof(float))
         return x * FastSigmoid(x);
-      } else {
-        V r;
-        for (int l = 0; l < static_cast<int>(sizeof(V) / sizeof(float)); ++l)
-          r[l] = x[l] * FastSigmoid(x[l]);
-        return r;
-      }
+      else
+        return x * FastSigmoidVec(x);
     case Activation::kHardSwish: {
       const V t = x * (1.f / 6.f) + 0.5f;
       return x * (t < zero ? zero : (t > one ? one : t));
