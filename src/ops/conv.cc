@@ -328,6 +328,8 @@ size_t Fastest(size_t n, Run&& run) {
 //    jit:avx512_core (jit:avx2) kernel torch uses. For x 16x512x7x7, W 512x512x3x3, pads 1
 //    brgconv/nhwc took 23.4 ms and jit/nChw16c 15.6 ms; at batch 16 the 3x3 layers with small
 //    spatial size were 3-23% slower than torch with "any" alone.
+//  - DirectConv (kDirectLayout), added by RunEntry for a held-layout
+//    convolution whose class has no pick yet.
 // Each candidate is timed as a whole call (src/weights reorders, the
 // convolution, the dst reorder) on the convolution's own calls, in turn
 // (ConvTrial): each call runs one candidate, so a first run pays for making
@@ -538,8 +540,20 @@ double RentMs() {
 // reorder on every call made YOLO's 1x1 layers pick oneDNN's gemm
 // convolution, whose Swish post-op runs 6x slower than the jit kernel's),
 // then kRounds timed calls each, keeping each one's fastest.
+// The layout pick that names cpu::DirectConv: a held-layout convolution
+// times it beside oneDNN's candidates. On an AVX2 host it was the faster
+// for every 3x3 layer of the CRNN (0.53 ms against 0.69 for 128 -> 128 at
+// 8x32, the jit:avx2 kernel), and the slower for YOLO's 1x1 layers and its
+// 3 -> 16 first layer.
+constexpr const char* kDirectLayout = "direct";
+
+std::string LayoutName(const std::shared_ptr<const ConvPrim>& cand) {
+  return cand ? cand->layout : kDirectLayout;
+}
+
 struct ConvTrial {
   static constexpr int kRounds = 3;
+  // A null candidate is cpu::DirectConv (kDirectLayout).
   std::vector<std::shared_ptr<const ConvPrim>> cands;
   std::vector<double> best;
   int64_t calls = 0;
@@ -584,17 +598,21 @@ struct ConvEntry {
   std::unique_ptr<std::mutex> mu = std::make_unique<std::mutex>();
   double rent_ms = 0, rented_ms = 0;
   bool made = false;
-  std::shared_ptr<const ConvPrim> prim;  // none: the loops, or the trial's
+  bool direct = false;                   // cpu::DirectConv computes it
+  std::shared_ptr<const ConvPrim> prim;  // none: DirectConv, the loops, or the trial's
   std::unique_ptr<ConvTrial> trial;
-  // The trial's pick becomes the primitive (and the shape class's); the
+  // The trial's pick becomes the convolution's (and the shape class's); the
   // other candidates' copies of W go.
   void Settle(const Tensor& w) {
     const size_t pick = trial->fastest();
     prim = trial->cands[pick];
+    direct = !prim;
     for (const auto& c : trial->cands)
-      if (c->pd.weights_desc() != prim->pd.weights_desc())
+      if (!c && !direct)
+        cpu::ForgetDirectConvWeights(w);
+      else if (c && (direct || c->pd.weights_desc() != prim->pd.weights_desc()))
         du::ForgetPackedWeights(w, c->pd.weights_desc());
-    cpu::TuningFile::Layouts().Remember(trial->family, prim->layout);
+    cpu::TuningFile::Layouts().Remember(trial->family, direct ? kDirectLayout : prim->layout);
     Leaders::Drop(trial->family);
     trial.reset();
   }
@@ -665,43 +683,56 @@ struct ConvState {
   std::shared_ptr<ConvEntry> entry;
 };
 
-// The convolution of `entry`: DirectConv while it rents, then the primitive
-// (made on the call that pays the rent off), else the loops.
+// The convolution of `entry`: DirectConv while it rents, then the
+// candidates (made on the call that pays the rent off) timed in turn, then
+// the trial's pick: a primitive or DirectConv; else the loops.
 void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const std::string& key,
               ConvEntry& entry) {
   const Tensor& x = k.input(0);
   const Tensor& w = k.input(1);
   const Tensor b = k.has_input(2) ? k.input(2).Contiguous() : Tensor();
   const Tensor z = k.has_input(3) ? k.input(3) : Tensor();
-  bool rent = false;
+  bool rent = false, direct = false;
   std::shared_ptr<const ConvPrim> prim;
   int64_t trial_call = -1;
   {
     std::lock_guard<std::mutex> lock(*entry.mu);
-    rent = !entry.made && entry.rented_ms < entry.rent_ms && DirectConvFits(k, a, win);
+    const bool direct_fits = a.blocked && DirectConvFits(k, a, win);
+    rent = !entry.made && entry.rented_ms < entry.rent_ms && direct_fits;
     if (!rent && !entry.made) {
-      const std::string family = ShapeClass(key, x);
-      const std::optional<std::string> leading = Leaders::Of(family);
-      std::vector<ConvPrim> cands =
-          ConvCandidates(key, family, x, w, b, z, k.output(0), win, a, leading.value_or(""));
       entry.made = true;
-      if (cands.size() == 1) entry.prim = std::make_shared<const ConvPrim>(std::move(cands[0]));
-      if (cands.size() > 1) {
-        Leaders::Set(family, cands[0].layout);
-        auto t = std::make_unique<ConvTrial>();
-        for (ConvPrim& c : cands)
-          t->cands.push_back(std::make_shared<const ConvPrim>(std::move(c)));
-        t->best.assign(t->cands.size(), std::numeric_limits<double>::infinity());
-        t->family = family;
-        entry.trial = std::move(t);
+      const std::string family = ShapeClass(key, x);
+      const std::string leading = Leaders::Of(family).value_or("");
+      const std::string known = cpu::TuningFile::Layouts().Lookup(family).value_or(leading);
+      if (direct_fits && known == kDirectLayout) {
+        entry.direct = true;
+      } else {
+        std::vector<ConvPrim> cands =
+            ConvCandidates(key, family, x, w, b, z, k.output(0), win, a, leading);
+        std::vector<std::shared_ptr<const ConvPrim>> timed;
+        for (ConvPrim& c : cands) timed.push_back(std::make_shared<const ConvPrim>(std::move(c)));
+        // A class with no pick yet times DirectConv too; one with a pick
+        // builds it alone.
+        if (direct_fits && known.empty()) timed.push_back(nullptr);
+        if (timed.size() == 1) entry.prim = timed[0];
+        if (timed.size() > 1) {
+          Leaders::Set(family, LayoutName(timed[0]));
+          auto t = std::make_unique<ConvTrial>();
+          t->cands = std::move(timed);
+          t->best.assign(t->cands.size(), std::numeric_limits<double>::infinity());
+          t->family = family;
+          entry.trial = std::move(t);
+        }
       }
     }
     if (!rent && entry.trial) {
       ConvTrial& t = *entry.trial;
       trial_call = t.calls++;
       prim = t.cands[trial_call % t.cands.size()];
+      direct = !prim;
     } else {
       prim = entry.prim;
+      direct = entry.direct;
     }
   }
   if (rent) {
@@ -712,10 +743,14 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
     entry.rented_ms += took.count();
     return;
   }
-  if (!prim) return ConvReference(k, a);
-  if (trial_call < 0) return RunConv(*prim, key, x, w, b, z, k.output(0), a.group);
+  const auto run = [&] {
+    if (direct) return RunDirectConv(k, a, win);
+    if (!prim) return ConvReference(k, a);
+    RunConv(*prim, key, x, w, b, z, k.output(0), a.group);
+  };
+  if (trial_call < 0) return run();
   const auto t0 = std::chrono::steady_clock::now();
-  RunConv(*prim, key, x, w, b, z, k.output(0), a.group);
+  run();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
   std::lock_guard<std::mutex> lock(*entry.mu);
   if (!entry.trial) return;  // settled meanwhile
@@ -723,7 +758,7 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
   const size_t i = trial_call % t.cands.size();
   if (trial_call >= static_cast<int64_t>(t.cands.size())) {
     t.best[i] = std::min(t.best[i], took.count());
-    Leaders::Set(t.family, t.cands[t.fastest()]->layout);
+    Leaders::Set(t.family, LayoutName(t.cands[t.fastest()]));
   }
   if (t.done() && std::all_of(t.best.begin(), t.best.end(), [](double v) { return v < 1e300; }))
     entry.Settle(w);

@@ -491,16 +491,43 @@ def test_held_layout_convolutions_rent_the_direct_kernel_then_buy_onednn(
 @pytest.mark.parametrize("rent,hw", [("1e9", 21), ("0", 19)])
 def test_a_plan_runs_its_convolutions_in_the_direct_kernel_while_they_rent(monkeypatch, rent, hw):
     """A new shape's convolutions run in singa's direct kernel while they rent
-    (SINGA_CONV_RENT_MS), else in oneDNN's; both agree with onnxruntime."""
+    (SINGA_CONV_RENT_MS), else their layout trial runs oneDNN's candidates
+    (and the direct kernel, one of them) from the first call on; all agree
+    with onnxruntime."""
     monkeypatch.setenv("SINGA_CONV_RENT_MS", rent)
     model, x = _conv_stack(n_convs=3, c=48, hw=hw)
     rep = sonnx.prepare(model)
     want = _ort(model, x)
+    seen = set()
     for _ in range(2):
         p = rep.profile([x])
         np.testing.assert_allclose(_np(p.outputs)[0], want, rtol=RTOL, atol=ATOL)
         kernels = {kn for n in p.nodes if "Conv" in n["op_type"] for kn in n["kernels"]}
-        assert (kernels == {"singa:direct_conv"}) == (rent != "0"), kernels
+        assert rent == "0" or kernels == {"singa:direct_conv"}, kernels
+        seen |= kernels
+    assert rent != "0" or any(k.startswith("jit") for k in seen), seen
+
+
+def test_a_held_convolutions_layout_trial_times_the_direct_kernel_too(monkeypatch):
+    """A held-layout convolution of a new shape class times singa's direct
+    kernel beside oneDNN's candidates, one candidate a call: over the trial
+    both kinds run, every call's result agrees with onnxruntime, and after
+    it each convolution keeps one kernel."""
+    monkeypatch.setenv("SINGA_CONV_RENT_MS", "0")
+    model, x = _conv_stack(n_convs=3, c=64, hw=13)
+    rep = sonnx.prepare(model)
+    want = _ort(model, x)
+    seen, last = set(), None
+    for _ in range(16):
+        p = rep.profile([x])
+        np.testing.assert_allclose(_np(p.outputs)[0], want, rtol=RTOL, atol=ATOL)
+        last = [tuple(n["kernels"]) for n in p.nodes if "Conv" in n["op_type"]]
+        seen.update(kn for ks in last for kn in ks)
+    assert "singa:direct_conv" in seen and any(k.startswith("jit") for k in seen), seen
+    assert len(last) == 3 and all(ks for ks in last), last
+    for _ in range(3):
+        again = [tuple(n["kernels"]) for n in rep.profile([x]).nodes if "Conv" in n["op_type"]]
+        assert again == last
 
 
 def test_direct_convolutions_over_inputs_growing_and_shrinking_agree_with_onnxruntime(
@@ -942,6 +969,60 @@ def test_layout_picks_are_kept_for_the_next_process(tmp_path):
     files[0].write_text("".join(line.split("\t")[0] + "\tnot-a-layout\n" for line in lines))
     again = _conv_creates(tmp_path)
     assert again[40] >= 2 and again[80] >= 2, again
+
+
+HELD_CONV_SCRIPT = """
+import sys
+import numpy as np
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+from singa import sonnx, tensor
+rng = np.random.default_rng(0)
+nodes, inits, prev = [], [], "x"
+for i in range(3):
+    inits.append(numpy_helper.from_array(
+        (rng.standard_normal((32, 32, 3, 3)) * 0.1).astype(np.float32), f"W{i}"))
+    nodes += [helper.make_node("Conv", [prev, f"W{i}"], [f"c{i}"], pads=[1, 1, 1, 1]),
+              helper.make_node("Relu", [f"c{i}"], [f"r{i}"])]
+    prev = f"r{i}"
+g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                [1, 32, 8, 24])],
+                      [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)], inits)
+model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+x = rng.standard_normal((1, 32, 8, 24)).astype(np.float32)
+want = ort.InferenceSession(model.SerializeToString(),
+                            providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+rep = sonnx.prepare(model)
+for _ in range(16):
+    p = rep.profile([x])
+    np.testing.assert_allclose(tensor.to_numpy(p.outputs[0]), want, rtol=1e-4, atol=1e-5)
+print("kernels", sorted({k for n in p.nodes if "Conv" in n["op_type"] for k in n["kernels"]}))
+"""
+
+
+def test_a_direct_kernel_pick_is_kept_for_the_next_process(tmp_path):
+    """A held-layout convolution whose shape class was picked for singa's
+    direct kernel (in the layout cache an earlier process wrote) runs it
+    from its first call on: no oneDNN convolution is made."""
+    env = {**os.environ, "ONEDNN_VERBOSE": "all", "SINGA_CACHE_DIR": str(tmp_path),
+           "SINGA_CONV_RENT_MS": "0"}
+
+    def run():
+        p = subprocess.run([sys.executable, "-c", HELD_CONV_SCRIPT], capture_output=True,
+                           text=True, env=env, timeout=120)
+        assert p.returncode == 0, p.stderr
+        creates = sum(line.startswith("onednn_verbose,create") and ",convolution," in line
+                      for line in p.stdout.splitlines())
+        return creates, p.stdout.splitlines()[-1]
+
+    run()
+    [cache] = list(tmp_path.iterdir())
+    lines = cache.read_text().splitlines()
+    held = [line for line in lines if ";blocked" in line.split("\t")[0]]
+    assert held, lines
+    cache.write_text("".join(line.split("\t")[0] + "\tdirect\n" for line in held))
+    creates, kernels = run()
+    assert creates == 0 and kernels == "kernels ['singa:direct_conv']", (creates, kernels)
 
 
 def test_plans_for_ever_new_shapes_stay_bounded():

@@ -201,11 +201,21 @@ DirectConvArgs WidthPadded(const DirectConvArgs& a) {
 
 }  // namespace
 
+namespace {
+
+// The layout DirectConvWeights packs w [M, C, kh, kw] into.
+dnnl::memory::desc PackedDesc(const Tensor& w) {
+  const int64_t blocks = (w.dim(0) + kLanes - 1) / kLanes;
+  return dnnl::memory::desc({blocks, w.dim(2) * w.dim(3), w.dim(1), kLanes},
+                            dnnl::memory::data_type::f32, dnnl::memory::format_tag::abcd);
+}
+
+}  // namespace
+
 const float* DirectConvWeights(const Tensor& w) {
   const int64_t m = w.dim(0), c = w.dim(1), kh = w.dim(2), kw = w.dim(3);
   const int64_t blocks = (m + kLanes - 1) / kLanes;
-  const dnnl::memory::desc want({blocks, kh * kw, c, kLanes}, dnnl::memory::data_type::f32,
-                                dnnl::memory::format_tag::abcd);
+  const dnnl::memory::desc want = PackedDesc(w);
   const auto pack = [&](const dnnl::memory& to) {
     float* dst = static_cast<float*>(to.get_data_handle());
     std::fill(dst, dst + blocks * kh * kw * c * kLanes, 0.f);
@@ -221,6 +231,8 @@ const float* DirectConvWeights(const Tensor& w) {
   return static_cast<const float*>(
       dnnl_util::PackedWeights(w, dnnl_util::Desc(w), want, pack).get_data_handle());
 }
+
+void ForgetDirectConvWeights(const Tensor& w) { dnnl_util::ForgetPackedWeights(w, PackedDesc(w)); }
 
 int64_t DirectConvLanes() { return kLanes; }
 

@@ -49,6 +49,8 @@ struct DirectConvArgs {
 // channels one vector wide, the last one padded with zeros), kept per
 // weight block and version as PanelWeights' are.
 const float* DirectConvWeights(const Tensor& w);
+// Drops w's packed copy (a convolution that stopped computing in DirectConv).
+void ForgetDirectConvWeights(const Tensor& w);
 // The channels DirectConv computes in one vector (16 with AVX-512, else 8).
 int64_t DirectConvLanes();
 void DirectConv(const DirectConvArgs& a);

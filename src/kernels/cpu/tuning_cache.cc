@@ -18,8 +18,9 @@ bool Clean(const std::string& s) { return !s.empty() && s.find_first_of("\t\r\n"
 // Bumped when the timing changes what it measures or which candidates it
 // builds: picks an earlier method made are not reused (2: a candidate's
 // weights reorder, done once per version in the steady state, is no longer
-// timed; 3: no plain GEMM candidate with a Swish or HardSwish activation).
-constexpr int kTimingMethod = 3;
+// timed; 3: no plain GEMM candidate with a Swish or HardSwish activation;
+// 4: DirectConv is a candidate of held-layout convolutions).
+constexpr int kTimingMethod = 4;
 
 // What a timed choice depends on besides its key: the CPU model, the
 // instruction set oneDNN uses on it, oneDNN's version and the timing method.
