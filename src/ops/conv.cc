@@ -534,12 +534,6 @@ double RentMs() {
   return v && *v ? std::max(0.0, std::atof(v)) : 1.0;
 }
 
-// Layout candidates timed on a convolution's own calls, one after the
-// other: a warm-up call each (JIT code, first touch, W packed into its
-// layout: timed calls find it packed, as the steady state does; timing that
-// reorder on every call made YOLO's 1x1 layers pick oneDNN's gemm
-// convolution, whose Swish post-op runs 6x slower than the jit kernel's),
-// then kRounds timed calls each, keeping each one's fastest.
 // The layout pick that names cpu::DirectConv: a held-layout convolution
 // times it beside oneDNN's candidates. On an AVX2 host it was the faster
 // for every 3x3 layer of the CRNN (0.53 ms against 0.69 for 128 -> 128 at
@@ -551,6 +545,12 @@ std::string LayoutName(const std::shared_ptr<const ConvPrim>& cand) {
   return cand ? cand->layout : kDirectLayout;
 }
 
+// Layout candidates timed on a convolution's own calls, one after the
+// other: a warm-up call each (JIT code, first touch, W packed into its
+// layout: timed calls find it packed, as the steady state does; timing that
+// reorder on every call made YOLO's 1x1 layers pick oneDNN's gemm
+// convolution, whose Swish post-op runs 6x slower than the jit kernel's),
+// then kRounds timed calls each, keeping each one's fastest.
 struct ConvTrial {
   static constexpr int kRounds = 3;
   // A null candidate is cpu::DirectConv (kDirectLayout).
@@ -714,7 +714,10 @@ void RunEntry(KernelCtx& k, const ConvAttrs& a, const ops::Window& win, const st
         // A class with no pick yet times DirectConv too; one with a pick
         // builds it alone.
         if (direct_fits && known.empty()) timed.push_back(nullptr);
-        if (timed.size() == 1) entry.prim = timed[0];
+        if (timed.size() == 1) {
+          entry.prim = timed[0];
+          entry.direct = !timed[0];
+        }
         if (timed.size() > 1) {
           Leaders::Set(family, LayoutName(timed[0]));
           auto t = std::make_unique<ConvTrial>();

@@ -199,10 +199,6 @@ DirectConvArgs WidthPadded(const DirectConvArgs& a) {
   return padded;
 }
 
-}  // namespace
-
-namespace {
-
 // The layout DirectConvWeights packs w [M, C, kh, kw] into.
 dnnl::memory::desc PackedDesc(const Tensor& w) {
   const int64_t blocks = (w.dim(0) + kLanes - 1) / kLanes;
