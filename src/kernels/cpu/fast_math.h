@@ -12,8 +12,24 @@
 
 namespace singa::cpu {
 
-// e^x: x = n ln2 + r with |r| <= ln2 / 2, e^r by its degree-6 Taylor-like
-// (minimax) polynomial, 2^n by building the exponent bits. 0 below -87.3
+// e^(x - n ln2) for |x - n ln2| <= ln2 / 2, on a float or a vector of them
+// (FastExp and FastExpVec, the same steps in each lane): ln2 in two parts,
+// the first exact, and the degree-6 Taylor-like (minimax) polynomial.
+template <class T>
+[[gnu::always_inline]] inline T ExpReduced(T x, T n) {
+  T r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  T p = T{} + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  return p * r * r + r + 1.0f;
+}
+
+// e^x: x = n ln2 + r with |r| <= ln2 / 2, e^r by ExpReduced, 2^n by building
+// the exponent bits. 0 below -87.3
 // (where e^x is no longer a normal float: a softmax's -inf stays 0), 3.4e38
 // from 88.7 on.
 [[gnu::always_inline]] inline float FastExp(float in) {
@@ -22,15 +38,7 @@ namespace singa::cpu {
   // comes out as NaN.
   const float x = zero ? -87.33654f : (in > 88.72283f ? 88.72283f : (nan ? 0.0f : in));
   const float n = __builtin_rintf(x * 1.44269504f);
-  float r = x - n * 0.693359375f;  // ln2 in two parts, the first exact
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
+  const float p = ExpReduced(x, n);
   // 2^n split in two halves keeps e^88.7 (n = 128) representable.
   const int32_t e = static_cast<int32_t>(n);
   const float half = std::bit_cast<float>((e / 2 + 127) << 23);
@@ -52,15 +60,7 @@ template <class V>
   const I zero = in < lo, nan = in != in;
   const V x = zero ? lo : (in > hi ? hi : (nan ? V{} : in));
   const V n = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
-  V r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  V p = V{} + 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
+  const V p = ExpReduced(x, n);
   const I e = __builtin_convertvector(n, I);
   const V half = std::bit_cast<V>((e / 2 + 127) << 23);
   const V rest = std::bit_cast<V>((e - e / 2 + 127) << 23);
