@@ -508,7 +508,21 @@ def test_a_plan_runs_its_convolutions_in_the_direct_kernel_while_they_rent(monke
     assert rent != "0" or any(k.startswith("jit") for k in seen), seen
 
 
-def test_a_held_convolutions_layout_trial_times_the_direct_kernel_too(monkeypatch):
+@pytest.fixture
+def one_thread():
+    """Singa on one thread for a test that counts the calls a convolution's
+    layout trial takes to settle. A convolution keeps one entry per thread
+    count, and a process that finds the CPU contended midway runs on one
+    thread from then on (parallel.h, CpuContended): the calls split between
+    two entries and neither trial settles. Seen on a 2-core host with a
+    compile running beside the tests."""
+    threads = device.get_num_threads()
+    device.set_num_threads(1)
+    yield
+    device.set_num_threads(threads)
+
+
+def test_a_held_convolutions_layout_trial_times_the_direct_kernel_too(monkeypatch, one_thread):
     """A held-layout convolution of a new shape class times singa's direct
     kernel beside oneDNN's candidates, one candidate a call: over the trial
     both kinds run, every call's result agrees with onnxruntime, and after
@@ -917,7 +931,8 @@ CONV_SIZES_SCRIPT = """
 import sys
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
-from singa import sonnx
+from singa import device, sonnx
+device.set_num_threads(1)  # as the one_thread fixture says
 w = numpy_helper.from_array(np.random.rand(32, 32, 1, 1).astype(np.float32), "W")
 g = helper.make_graph([helper.make_node("Conv", ["x", "W"], ["y"])], "g",
                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 8, "W"])],
@@ -977,7 +992,8 @@ import sys
 import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
-from singa import sonnx, tensor
+from singa import device, sonnx, tensor
+device.set_num_threads(1)  # as the one_thread fixture says
 rng = np.random.default_rng(0)
 nodes, inits, prev = [], [], "x"
 for i in range(3):
