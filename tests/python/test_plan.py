@@ -513,8 +513,8 @@ def one_thread():
     """Singa on one thread for a test that counts the calls a convolution's
     layout trial takes to settle. A convolution keeps one entry per thread
     count, and a process that finds the CPU contended midway runs on one
-    thread from then on (parallel.h, CpuContended): the calls split between
-    two entries and neither trial settles. Seen on a 2-core host with a
+    thread while it stays so (parallel.h, CpuContended): the calls split
+    between two entries and neither trial settles. Seen on a 2-core host with a
     compile running beside the tests."""
     threads = device.get_num_threads()
     device.set_num_threads(1)

@@ -29,9 +29,8 @@ template <class T>
 }
 
 // e^x: x = n ln2 + r with |r| <= ln2 / 2, e^r by ExpReduced, 2^n by building
-// the exponent bits. 0 below -87.3
-// (where e^x is no longer a normal float: a softmax's -inf stays 0), 3.4e38
-// from 88.7 on.
+// the exponent bits. 0 below -87.3 (where e^x is no longer a normal float: a
+// softmax's -inf stays 0), 3.4e38 from 88.7 on.
 [[gnu::always_inline]] inline float FastExp(float in) {
   const bool zero = in < -87.33654f, nan = in != in;
   // A NaN goes through as 0 (converting it to an int is undefined) and
