@@ -405,18 +405,25 @@ ValueList Plan::Run(const ValueList& inputs, std::vector<NodeProfile>* profile) 
     if (!profile) {
       DeviceRuntime::Replay(ops_);
     } else {
-      // The recording replayed node by node, each timed.
+      // The recording replayed node by node, each timed; on a GPU, from the
+      // node before being done to the node's kernels being done.
+      const Device dev = results_.empty() ? Device::Cpu() : results_[0].device();
+      auto done = [&dev] {
+        if (dev.type == DeviceType::kCuda) dev.Sync();
+      };
       size_t op = 0;
       for (size_t n = 0; n < node_ends_.size(); ++n) {
         const Node& node = g.nodes[n];
         NodeProfile p{node.op_type, node.name, node_inputs_[n]};
         KernelLog kernels;
+        done();
         const auto t0 = Clock::now();
         for (; op < node_ends_[n]; ++op) {
           ops_[op].fn();
           for (const auto& b : ops_[op].writes)
             if (b) b->Touch();
         }
+        done();
         const auto t1 = Clock::now();
         p.start_us = std::chrono::duration<double, std::micro>(t0 - start).count();
         p.duration_us = std::chrono::duration<double, std::micro>(t1 - t0).count();

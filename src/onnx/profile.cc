@@ -21,6 +21,10 @@ double Microseconds(Clock::duration d) {
 struct NodeTimer::State {
   Clock::time_point start = Clock::now(), node_start;
   std::optional<KernelLog> kernels;
+  // The GPU the node's tensors are on: a GPU runs its kernels after the
+  // launch returns, so the node's time is from its inputs being ready to
+  // its kernels being done (each node waits for the one before).
+  std::optional<Device> gpu;
 };
 
 NodeTimer::NodeTimer(const Graph& g, std::vector<NodeProfile>& nodes)
@@ -29,12 +33,19 @@ NodeTimer::NodeTimer(const Graph& g, std::vector<NodeProfile>& nodes)
   hook_.before = [&g, &nodes, &s](int i, const ValueList& in) {
     const Node& node = g.nodes[i];
     NodeProfile p{node.op_type, node.name};
-    for (const Value& v : in) p.inputs.push_back(v.ToString());
+    s.gpu.reset();
+    for (const Value& v : in) {
+      p.inputs.push_back(v.ToString());
+      if (!v.is_sequence() && v.tensor().defined() && v.tensor().device().type == DeviceType::kCuda)
+        s.gpu = v.tensor().device();
+    }
     nodes.push_back(std::move(p));
     s.kernels.emplace();
+    if (s.gpu) s.gpu->Sync();
     s.node_start = Clock::now();
   };
   hook_.after = [&nodes, &s](int) {
+    if (s.gpu) s.gpu->Sync();
     const auto end = Clock::now();
     NodeProfile& p = nodes.back();
     p.start_us = Microseconds(s.node_start - s.start);

@@ -38,7 +38,7 @@ SINGA_REGISTER_OP(Shape, ShapeAttrs)
     .outputs({"shape"})
     .dtypes(ops::AnyDType())
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward) SINGA_CUDA_KERNEL(ops::MetadataOnHost(Forward), ops::kCudaCopy);
 SINGA_REGISTER_OP(Shape, ShapeAttrs)
     .since_opset(15)
     .inputs({"data"})
@@ -47,6 +47,6 @@ SINGA_REGISTER_OP(Shape, ShapeAttrs)
     .attr("end", &ShapeAttrs::end)
     .dtypes(ops::AnyDType())
     .infer(Infer)
-    .kernel(Forward);
+    .kernel(Forward) SINGA_CUDA_KERNEL(ops::MetadataOnHost(Forward), ops::kCudaCopy);
 
 }  // namespace singa

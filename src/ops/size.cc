@@ -3,6 +3,11 @@
 #include "ops/movement.h"
 
 namespace singa {
+namespace {
+
+void Forward(KernelCtx& k, const NoAttrs&) { *k.output(0).data<int64_t>() = k.input(0).numel(); }
+
+}  // namespace
 
 SINGA_REGISTER_OP(Size, NoAttrs)
     .since_opset(1)
@@ -12,8 +17,6 @@ SINGA_REGISTER_OP(Size, NoAttrs)
     .infer([](const InferCtx&, const NoAttrs&) {
       return SpecList{{DType::kInt64, {}}};
     })
-    .kernel([](KernelCtx& k, const NoAttrs&) {
-      *k.output(0).data<int64_t>() = k.input(0).numel();
-    });
+    .kernel(Forward) SINGA_CUDA_KERNEL(ops::MetadataOnHost(Forward), ops::kCudaCopy);
 
 }  // namespace singa

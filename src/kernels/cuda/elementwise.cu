@@ -122,6 +122,42 @@ __device__ __forceinline__ int64_t At(int64_t i, const Index& ix, const Strides&
   return Offset(i, ix, s.s);
 }
 
+// ---- packed access ----------------------------------------------------------
+// Memory-bound kernels move L elements per load and store (16 bytes where
+// the operands allow) and compute each offset once per pack.
+
+// L elements of T as one aligned access.
+template <class T, int L>
+struct alignas(sizeof(T) * L) Vec {
+  T v[L];
+};
+
+// Element i's offset in an operand that is dense, or a dense block repeated
+// over leading dimensions (Strides::mod; a single element is mod 1).
+__device__ __forceinline__ int64_t Flat(int64_t i, const Strides& s, bool small) {
+  if (s.dense) return i;
+  return small ? static_cast<uint32_t>(i) % static_cast<uint32_t>(s.mod) : i % s.mod;
+}
+// Elements i .. i + L - 1 (i a multiple of L) of such an operand.
+template <int L, class T>
+__device__ __forceinline__ Vec<T, L> LoadVec(const T* p, int64_t i, const Strides& s, bool small) {
+  if (!s.dense && s.mod == 1) {
+    Vec<T, L> r;
+#pragma unroll
+    for (int j = 0; j < L; ++j) r.v[j] = p[0];
+    return r;
+  }
+  return *reinterpret_cast<const Vec<T, L>*>(p + Flat(i, s, small));
+}
+// A grid-stride loop over n elements in packs of L: pack(p) for elements
+// p * L .. p * L + L - 1, then one(i) for each element of the tail.
+template <int L, class P, class O>
+__device__ __forceinline__ void ForPacks(int64_t n, P&& pack, O&& one) {
+  const int64_t packs = n / L;
+  SINGA_GRID_LOOP(p, packs) pack(p);
+  SINGA_GRID_LOOP(t, n - packs * L) one(packs * L + t);
+}
+
 // Float-like values through float (double stays double).
 template <class T>
 struct Acc {
@@ -315,24 +351,19 @@ __device__ __forceinline__ A ApplyUnary(A x, A alpha, A beta) {
 template <Unary op, class T>
 __global__ void UnaryDenseKernel(const T* x, T* y, float alpha, float beta, int64_t n) {
   using A = typename Acc<T>::type;
-  constexpr int kLanes = 16 / sizeof(T);
-  struct alignas(16) Pack {
-    T v[kLanes];
-  };
+  constexpr int L = 16 / sizeof(T);
   const A a = static_cast<A>(alpha), b = static_cast<A>(beta);
-  const int64_t packs = n / kLanes;
-  SINGA_GRID_LOOP(p, packs) {
-    const Pack in = reinterpret_cast<const Pack*>(x)[p];
-    Pack out;
+  ForPacks<L>(
+      n,
+      [&](int64_t p) {
+        const Vec<T, L> in = reinterpret_cast<const Vec<T, L>*>(x)[p];
+        Vec<T, L> out;
 #pragma unroll
-    for (int j = 0; j < kLanes; ++j)
-      out.v[j] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(in.v[j]), a, b));
-    reinterpret_cast<Pack*>(y)[p] = out;
-  }
-  SINGA_GRID_LOOP(i, n - packs * kLanes) {
-    const int64_t k = packs * kLanes + i;
-    y[k] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(x[k]), a, b));
-  }
+        for (int j = 0; j < L; ++j)
+          out.v[j] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(in.v[j]), a, b));
+        reinterpret_cast<Vec<T, L>*>(y)[p] = out;
+      },
+      [&](int64_t i) { y[i] = Convert<T>(ApplyUnary<op, A>(static_cast<A>(x[i]), a, b)); });
 }
 
 template <Unary op, class T>
@@ -401,6 +432,39 @@ __global__ void ArithKernel(const T* a, Strides as, const T* b, Strides bs, Inde
     c[i] = Convert<T>(ApplyArith<op, A>(x, y));
   }
 }
+// An arithmetic op's value in A, a comparison's as bool.
+template <Binary op, class A>
+__device__ __forceinline__ auto ApplyBinary(A x, A y) {
+  if constexpr (op >= Binary::kEqual)
+    return ApplyCompare<op, A>(x, y);
+  else
+    return ApplyArith<op, A>(x, y);
+}
+template <Binary op, class T>
+using BinaryOut = std::conditional_t<(op >= Binary::kEqual), bool, T>;
+
+// Operands that are dense, repeated blocks of whole packs, or one element
+// (a bias, a scalar), read in packs of L; c dense.
+template <Binary op, class T, int L>
+__global__ void BinaryPackedKernel(const T* a, Strides as, const T* b, Strides bs, bool small,
+                                   BinaryOut<op, T>* c, int64_t n) {
+  using A = typename Acc<T>::type;
+  using O = BinaryOut<op, T>;
+  ForPacks<L>(
+      n,
+      [&](int64_t p) {
+        const Vec<T, L> x = LoadVec<L>(a, p * L, as, small), y = LoadVec<L>(b, p * L, bs, small);
+        Vec<O, L> z;
+#pragma unroll
+        for (int j = 0; j < L; ++j)
+          z.v[j] = Convert<O>(ApplyBinary<op, A>(static_cast<A>(x.v[j]), static_cast<A>(y.v[j])));
+        reinterpret_cast<Vec<O, L>*>(c)[p] = z;
+      },
+      [&](int64_t i) {
+        c[i] = Convert<O>(ApplyBinary<op, A>(static_cast<A>(a[Flat(i, as, small)]),
+                                             static_cast<A>(b[Flat(i, bs, small)])));
+      });
+}
 template <Binary op, class T>
 __global__ void CompareKernel(const T* a, Strides as, const T* b, Strides bs, Index ix, bool* c,
                               int64_t n) {
@@ -455,6 +519,24 @@ template <class T>
 __global__ void WhereKernel(const bool* cond, Strides cs, const T* a, Strides as, const T* b,
                             Strides bs, Index ix, T* c, int64_t n) {
   SINGA_GRID_LOOP(i, n) c[i] = cond[At(i, ix, cs)] ? a[At(i, ix, as)] : b[At(i, ix, bs)];
+}
+// Where over packable operands (as ArithPackedKernel): a gradient mask.
+template <class T, int L>
+__global__ void WherePackedKernel(const bool* cond, Strides cs, const T* a, Strides as, const T* b,
+                                  Strides bs, bool small, T* c, int64_t n) {
+  ForPacks<L>(
+      n,
+      [&](int64_t p) {
+        const Vec<bool, L> k = LoadVec<L>(cond, p * L, cs, small);
+        const Vec<T, L> x = LoadVec<L>(a, p * L, as, small), y = LoadVec<L>(b, p * L, bs, small);
+        Vec<T, L> z;
+#pragma unroll
+        for (int j = 0; j < L; ++j) z.v[j] = k.v[j] ? x.v[j] : y.v[j];
+        reinterpret_cast<Vec<T, L>*>(c)[p] = z;
+      },
+      [&](int64_t i) {
+        c[i] = cond[Flat(i, cs, small)] ? a[Flat(i, as, small)] : b[Flat(i, bs, small)];
+      });
 }
 
 template <class F>
@@ -515,10 +597,12 @@ __global__ void SoftmaxKernel(const T* x, T* y, int64_t n, int64_t inner, bool l
 }
 
 // Rows of at most 1024 contiguous elements: one warp per row, the row in
-// registers (kPer elements a lane), max and sum by warp shuffles.
-template <class T, int kPer>
+// registers (kPer elements a lane, in packs of L), max and sum by warp
+// shuffles; each exp is computed once.
+template <class T, int kPer, int L>
 __global__ void SoftmaxWarpKernel(const T* x, T* y, int64_t rows, int n, bool log_out) {
   using A = typename Acc<T>::type;
+  constexpr int kPacks = kPer / L;
   const int64_t row = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (row >= rows) return;
@@ -527,10 +611,16 @@ __global__ void SoftmaxWarpKernel(const T* x, T* y, int64_t rows, int n, bool lo
   A v[kPer];
   A m = -INFINITY;
 #pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    const int k = lane + j * 32;
-    v[j] = k < n ? static_cast<A>(xr[k]) : A(-INFINITY);
-    m = v[j] > m ? v[j] : m;
+  for (int j = 0; j < kPacks; ++j) {
+    const int k = (lane + j * 32) * L;
+    if (k < n) {
+      const Vec<T, L> in = *reinterpret_cast<const Vec<T, L>*>(xr + k);
+#pragma unroll
+      for (int q = 0; q < L; ++q) {
+        v[j * L + q] = static_cast<A>(in.v[q]);
+        m = v[j * L + q] > m ? v[j * L + q] : m;
+      }
+    }
   }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
@@ -539,15 +629,27 @@ __global__ void SoftmaxWarpKernel(const T* x, T* y, int64_t rows, int n, bool lo
   }
   A sum = 0;
 #pragma unroll
-  for (int j = 0; j < kPer; ++j)
-    if (lane + j * 32 < n) sum += exp(v[j] - m);
+  for (int j = 0; j < kPacks; ++j) {
+    if ((lane + j * 32) * L >= n) continue;
+#pragma unroll
+    for (int q = 0; q < L; ++q) {
+      const A e = exp(v[j * L + q] - m);
+      sum += e;
+      if (!log_out) v[j * L + q] = e;
+    }
+  }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffff, sum, o);
-  const A lsum = log(sum);
+  const A lsum = log(sum), r = A(1) / sum;
 #pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    const int k = lane + j * 32;
-    if (k < n) yr[k] = Convert<T>(log_out ? v[j] - m - lsum : exp(v[j] - m) / sum);
+  for (int j = 0; j < kPacks; ++j) {
+    const int k = (lane + j * 32) * L;
+    if (k >= n) continue;
+    Vec<T, L> out;
+#pragma unroll
+    for (int q = 0; q < L; ++q)
+      out.v[q] = Convert<T>(log_out ? v[j * L + q] - m - lsum : v[j * L + q] * r);
+    *reinterpret_cast<Vec<T, L>*>(yr + k) = out;
   }
 }
 
@@ -632,34 +734,77 @@ __global__ void ReduceRowsKernel(const T* x, T* y, int64_t rows, int64_t r, bool
   }
 }
 
-// Clip and its gradient over dense tensors, as the CPU loops compute them:
-// t = x < lo ? lo : x; y = t > hi ? hi : t (NaN passes); the gradient passes
-// dy where neither bound applied. lo and hi point at one element, or are null.
-template <class T>
+// Clip and its gradient over dense tensors in packs of L, as the CPU loops
+// compute them: t = x < lo ? lo : x; y = t > hi ? hi : t (NaN passes); the
+// gradient passes dy where neither bound applied. lo and hi point at one
+// element, or are null.
+template <class A>
+struct Bounds {
+  bool has_lo, has_hi;
+  A lo, hi;
+  template <class T>
+  __device__ Bounds(const T* l, const T* h)
+      : has_lo(l != nullptr),
+        has_hi(h != nullptr),
+        lo(has_lo ? static_cast<A>(*l) : A(0)),
+        hi(has_hi ? static_cast<A>(*h) : A(0)) {}
+  __device__ A Clip(A t) const {
+    if (has_lo && t < lo) t = lo;
+    if (has_hi && t > hi) t = hi;
+    return t;
+  }
+  __device__ bool Passes(A v) const {
+    const bool below = has_lo && v < lo;
+    return !below && !(has_hi && v > hi);
+  }
+};
+
+template <class T, int L>
 __global__ void ClipKernel(const T* x, const T* lo, const T* hi, T* y, int64_t n) {
   using A = typename Acc<T>::type;
-  const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
-  const A l = has_lo ? static_cast<A>(*lo) : A(0), h = has_hi ? static_cast<A>(*hi) : A(0);
-  SINGA_GRID_LOOP(i, n) {
-    A t = static_cast<A>(x[i]);
-    if (has_lo && t < l) t = l;
-    if (has_hi && t > h) t = h;
-    y[i] = Convert<T>(t);
-  }
+  const Bounds<A> bounds(lo, hi);
+  ForPacks<L>(
+      n,
+      [&](int64_t p) {
+        const Vec<T, L> in = reinterpret_cast<const Vec<T, L>*>(x)[p];
+        Vec<T, L> out;
+#pragma unroll
+        for (int j = 0; j < L; ++j) out.v[j] = Convert<T>(bounds.Clip(static_cast<A>(in.v[j])));
+        reinterpret_cast<Vec<T, L>*>(y)[p] = out;
+      },
+      [&](int64_t i) { y[i] = Convert<T>(bounds.Clip(static_cast<A>(x[i]))); });
 }
 
-template <class T>
+template <class T, int L>
 __global__ void ClipGradKernel(const T* dy, const T* x, const T* lo, const T* hi, T* dx,
                                int64_t n) {
   using A = typename Acc<T>::type;
-  const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
-  const A l = has_lo ? static_cast<A>(*lo) : A(0), h = has_hi ? static_cast<A>(*hi) : A(0);
-  SINGA_GRID_LOOP(i, n) {
-    const A v = static_cast<A>(x[i]);
-    const bool below = has_lo && v < l;
-    const bool above = has_hi && (below ? l : v) > h;
-    dx[i] = below || above ? Convert<T>(A(0)) : dy[i];
-  }
+  const Bounds<A> bounds(lo, hi);
+  const T zero = Convert<T>(A(0));
+  ForPacks<L>(
+      n,
+      [&](int64_t p) {
+        const Vec<T, L> g = reinterpret_cast<const Vec<T, L>*>(dy)[p];
+        const Vec<T, L> v = reinterpret_cast<const Vec<T, L>*>(x)[p];
+        Vec<T, L> out;
+#pragma unroll
+        for (int j = 0; j < L; ++j)
+          out.v[j] = bounds.Passes(static_cast<A>(v.v[j])) ? g.v[j] : zero;
+        reinterpret_cast<Vec<T, L>*>(dx)[p] = out;
+      },
+      [&](int64_t i) { dx[i] = bounds.Passes(static_cast<A>(x[i])) ? dy[i] : zero; });
+}
+
+// Calls f with the pack width for dense buffers of T: 16 bytes where every
+// pointer is aligned to it, else one element.
+template <class T, class F>
+void WithLanes(std::initializer_list<const void*> ptrs, F&& f) {
+  bool aligned = true;
+  for (const void* p : ptrs) aligned &= reinterpret_cast<uintptr_t>(p) % 16 == 0;
+  if (aligned)
+    f(std::integral_constant<int, 16 / sizeof(T)>{});
+  else
+    f(std::integral_constant<int, 1>{});
 }
 
 }  // namespace
@@ -669,9 +814,12 @@ void Clip(const void* x, const void* lo, const void* hi, void* y, int dtype, int
   if (n == 0) return;
   VisitFloat(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    ClipKernel<T><<<Blocks(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<const T*>(x), static_cast<const T*>(lo), static_cast<const T*>(hi),
-        static_cast<T*>(y), n);
+    WithLanes<T>({x, y}, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      ClipKernel<T, L><<<Blocks(n / L + 1), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+          static_cast<const T*>(x), static_cast<const T*>(lo), static_cast<const T*>(hi),
+          static_cast<T*>(y), n);
+    });
   });
   Check(cudaGetLastError(), "clip kernel");
 }
@@ -681,9 +829,12 @@ void ClipGrad(const void* dy, const void* x, const void* lo, const void* hi, voi
   if (n == 0) return;
   VisitFloat(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    ClipGradKernel<T><<<Blocks(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(lo),
-        static_cast<const T*>(hi), static_cast<T*>(dx), n);
+    WithLanes<T>({dy, x, dx}, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      ClipGradKernel<T, L><<<Blocks(n / L + 1), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+          static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(lo),
+          static_cast<const T*>(hi), static_cast<T*>(dx), n);
+    });
   });
   Check(cudaGetLastError(), "clip gradient kernel");
 }
@@ -766,6 +917,15 @@ void Fill(const View& dst, double value, void* stream) {
 
 bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// Whether an operand can be read in packs of `lanes` elements of `bytes`
+// each (LoadVec): one element, or dense or a repeated block of whole packs,
+// aligned to a pack.
+bool Packable(const View& v, const Strides& s, int lanes, int bytes) {
+  if (!s.dense && s.mod == 1) return true;
+  if (!s.dense && (s.mod <= 0 || s.mod % lanes != 0)) return false;
+  return reinterpret_cast<uintptr_t>(v.data) % (lanes * bytes) == 0;
+}
+
 void UnaryOp(Unary op, const View& x, const View& y, float alpha, float beta, void* stream) {
   const int64_t n = Numel(y);
   if (n == 0) return;
@@ -792,28 +952,30 @@ void BinaryOp(Binary op, const View& a, const View& b, const View& c, void* stre
   if (n == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
   const Index ix = IndexOf(c, {&a, &b});
-  if (op >= Binary::kEqual) {
-    auto launch = [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      VisitCompare(op, [&](auto o) {
-        CompareKernel<decltype(o)::value, T><<<Blocks(n), kThreads, 0, s>>>(
-            static_cast<const T*>(a.data), StridesOf(a), static_cast<const T*>(b.data),
-            StridesOf(b), ix, static_cast<bool*>(c.data), n);
-      });
-    };
-    if (a.dtype == kBool)
-      launch(Tag<bool>{});
+  const Strides as = StridesOf(a), bs = StridesOf(b);
+  auto launch = [&](auto tag, auto o) {
+    using T = typename decltype(tag)::type;
+    constexpr Binary kOp = decltype(o)::value;
+    constexpr int L = 16 / sizeof(T);
+    const T *pa = static_cast<const T*>(a.data), *pb = static_cast<const T*>(b.data);
+    auto* pc = static_cast<BinaryOut<kOp, T>*>(c.data);
+    if (c.dense && Aligned16(c.data) && Packable(a, as, L, sizeof(T)) &&
+        Packable(b, bs, L, sizeof(T)))
+      BinaryPackedKernel<kOp, T, L>
+          <<<Blocks(n / L + 1), kThreads, 0, s>>>(pa, as, pb, bs, ix.small, pc, n);
+    else if constexpr (kOp >= Binary::kEqual)
+      CompareKernel<kOp, T><<<Blocks(n), kThreads, 0, s>>>(pa, as, pb, bs, ix, pc, n);
     else
-      VisitMath(a.dtype, launch);
+      ArithKernel<kOp, T><<<Blocks(n), kThreads, 0, s>>>(pa, as, pb, bs, ix, pc, n);
+  };
+  if (op >= Binary::kEqual) {
+    auto compare = [&](auto tag) { VisitCompare(op, [&](auto o) { launch(tag, o); }); };
+    if (a.dtype == kBool)
+      compare(Tag<bool>{});
+    else
+      VisitMath(a.dtype, compare);
   } else {
-    VisitMath(a.dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      VisitArith(op, [&](auto o) {
-        ArithKernel<decltype(o)::value, T><<<Blocks(n), kThreads, 0, s>>>(
-            static_cast<const T*>(a.data), StridesOf(a), static_cast<const T*>(b.data),
-            StridesOf(b), ix, static_cast<T*>(c.data), n);
-      });
-    });
+    VisitMath(a.dtype, [&](auto tag) { VisitArith(op, [&](auto o) { launch(tag, o); }); });
   }
   Check(cudaGetLastError(), "binary kernel");
 }
@@ -822,12 +984,20 @@ void WhereOp(const View& cond, const View& a, const View& b, const View& c, void
   const int64_t n = Numel(c);
   if (n == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
+  const Strides cs = StridesOf(cond), as = StridesOf(a), bs = StridesOf(b);
+  const Index ix = IndexOf(c, {&cond, &a, &b});
   VisitWord(Bytes(c.dtype), [&](auto tag) {
     using W = typename decltype(tag)::type;
-    WhereKernel<W><<<Blocks(n), kThreads, 0, s>>>(
-        static_cast<const bool*>(cond.data), StridesOf(cond), static_cast<const W*>(a.data),
-        StridesOf(a), static_cast<const W*>(b.data), StridesOf(b), IndexOf(c, {&cond, &a, &b}),
-        static_cast<W*>(c.data), n);
+    constexpr int L = 16 / sizeof(W);
+    const auto* pc = static_cast<const bool*>(cond.data);
+    const W *pa = static_cast<const W*>(a.data), *pb = static_cast<const W*>(b.data);
+    if (c.dense && Aligned16(c.data) && Packable(cond, cs, L, 1) && Packable(a, as, L, sizeof(W)) &&
+        Packable(b, bs, L, sizeof(W)))
+      WherePackedKernel<W, L><<<Blocks(n / L + 1), kThreads, 0, s>>>(
+          pc, cs, pa, as, pb, bs, ix.small, static_cast<W*>(c.data), n);
+    else
+      WhereKernel<W>
+          <<<Blocks(n), kThreads, 0, s>>>(pc, cs, pa, as, pb, bs, ix, static_cast<W*>(c.data), n);
   });
   Check(cudaGetLastError(), "where kernel");
 }
@@ -842,9 +1012,20 @@ void Softmax(const void* x, void* y, int dtype, int64_t outer, int64_t n, int64_
     if (inner == 1 && n <= 1024) {
       constexpr int kRowsPerBlock = kThreads / 32;
       const auto blocks = static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
+      // Packs of up to 16 bytes where the rows are whole packs, aligned.
       auto launch = [&](auto per) {
-        SoftmaxWarpKernel<T, decltype(per)::value><<<blocks, kThreads, 0, s>>>(
-            static_cast<const T*>(x), static_cast<T*>(y), rows, static_cast<int>(n), log);
+        constexpr int kPer = decltype(per)::value;
+        constexpr int kL = 16 / sizeof(T) < kPer ? 16 / sizeof(T) : kPer;
+        const bool packed = n % kL == 0 && reinterpret_cast<uintptr_t>(x) % (kL * sizeof(T)) == 0 &&
+                            reinterpret_cast<uintptr_t>(y) % (kL * sizeof(T)) == 0;
+        auto go = [&](auto lanes) {
+          SoftmaxWarpKernel<T, kPer, decltype(lanes)::value><<<blocks, kThreads, 0, s>>>(
+              static_cast<const T*>(x), static_cast<T*>(y), rows, static_cast<int>(n), log);
+        };
+        if (packed)
+          go(std::integral_constant<int, kL>{});
+        else
+          go(std::integral_constant<int, 1>{});
       };
       const int64_t per = (n + 31) / 32;
       if (per <= 1)
