@@ -33,6 +33,7 @@ SINGA_REGISTER_OP(Expand, NoAttrs)
     .outputs({"output"})
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt64}, {1})
+    .host_inputs({1})
     .infer([](const InferCtx& c, const NoAttrs&) {
       return SpecList{{c.dtype(0), OutputShape(c)}};
     })

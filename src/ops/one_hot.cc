@@ -106,6 +106,7 @@ bool CudaTakes(const InferCtx& c, const OneHotAttrs&) {
           .attr("axis", &OneHotAttrs::axis)
           .dtypes(kIndexTypes, {0})
           .dtypes(kIndexTypes, {1})
+          .host_inputs({1})
           .dtypes(v < 28 ? kValueTypes : dtypes::kAll, {2})
           .infer(Infer)
           .kernel(v < 11 ? Forward<false> : Forward<true>);

@@ -262,6 +262,7 @@ SINGA_REGISTER_OP(Pad, Pad2Attrs)
           .attr("mode", &PadAttrs::mode)
           .dtypes(ops::AnyDType(), {0, 2})
           .dtypes({DType::kInt64}, {1})
+          .host_inputs({1, 3})
           .infer(v >= 19   ? Infer<19>
                  : v >= 18 ? Infer<18>
                            : Infer<11>)

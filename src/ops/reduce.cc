@@ -407,6 +407,7 @@ void RegisterReduce(const char* name, int input_axes_since, const std::vector<DT
   OpBuilder<ReduceAttrs>(name)
       .since_opset(input_axes_since)
       .inputs({"data", "axes?"})
+      .host_inputs({1})
       .outputs({"reduced"})
       .attr("keepdims", &ReduceAttrs::keepdims)
       .attr("noop_with_empty_axes", &ReduceAttrs::noop_with_empty_axes)

@@ -179,6 +179,11 @@ const AttrInfo* OpSchema::find_attr(std::string_view attr) const {
   return nullptr;
 }
 
+bool OpSchema::HostOnly(int i, const Tensor& t) const {
+  return t.device().type == DeviceType::kCpu &&
+         std::find(host_inputs.begin(), host_inputs.end(), i) != host_inputs.end();
+}
+
 void OpSchema::CheckInputs(const InferCtx& ctx) const {
   int n = ctx.num_inputs();
   SINGA_CHECK(
@@ -192,7 +197,7 @@ void OpSchema::CheckInputs(const InferCtx& ctx) const {
     bool optional = i < static_cast<int>(input_names.size()) && IsOptionalName(input_names[i]);
     SINGA_CHECK(optional || ctx.has_input(i), ShapeError,
                 ctx.where() << ": required input " << i << " is missing");
-    if (ctx.has_input(i))
+    if (ctx.has_input(i) && !HostOnly(i, ctx.input(i)))
       SINGA_CHECK(ctx.input(i).device() == ctx.input(0).device() || !ctx.has_input(0), ShapeError,
                   ctx.where() << ": inputs are on different devices");
   }
@@ -250,14 +255,16 @@ SpecList OpSchema::Infer(std::span<const Tensor> inputs, const void* attrs, int 
 TensorList OpSchema::Run(std::span<const Tensor> given, const std::shared_ptr<const void>& attrs,
                          int num_outputs, std::string_view node, ValueReads* reads) const {
   // Inputs on another device than the op's are copied to it (a host
-  // constant beside GPU tensors); one autograd tracks is an error instead,
-  // since its gradient would not reach it.
+  // constant beside GPU tensors) unless only the host reads them; one
+  // autograd tracks is an error instead, since its gradient would not reach
+  // it.
   const Device dev = RunDevice(given);
   std::span<const Tensor> inputs = given;
   TensorList moved;
   for (size_t i = 0; i < given.size(); ++i) {
     const Tensor& t = given[i];
     if (!t.defined() || t.device() == dev) continue;
+    if (HostOnly(static_cast<int>(i), t)) continue;
     SINGA_CHECK(!t.requires_grad(), ShapeError,
                 InferCtx(*this, given, -1, node).where()
                     << ": input " << i << " is on " << t.device().ToString() << ", the op on "

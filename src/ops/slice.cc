@@ -113,6 +113,7 @@ SINGA_REGISTER_OP(Slice, NoAttrs)
     .outputs({"output"})
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt32, DType::kInt64}, {1, 2, 3, 4})
+    .host_inputs({1, 2, 3, 4})
     .infer([](const InferCtx& c, const NoAttrs&) { return Infer(View(c, FromInputs(c))); })
     .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{View(c, FromInputs(c))}; })
     .backward([](const GradCtx& g, const NoAttrs&) { return Backward(g, FromInputs(g)); });

@@ -132,7 +132,7 @@ void Upgrade2(ExportCtx& c, const SplitAttrs& a) {
           .kernel(Forward<cpu::ConvertCopy>) SINGA_CUDA_KERNEL(Forward<cuda::Copy>, ops::kCudaCopy)
           .backward(Backward);
       if (v >= 13)
-        b.inputs({"input", "split?"}).dtypes({DType::kInt64}, {1});
+        b.inputs({"input", "split?"}).dtypes({DType::kInt64}, {1}).host_inputs({1});
       else
         b.inputs({"input"}).attr("split", &SplitAttrs::split).upgrade(Upgrade2);
       if (v >= 18) b.attr("num_outputs", &SplitAttrs::num_outputs).to_onnx(Export18);

@@ -70,6 +70,7 @@ SINGA_REGISTER_OP(Squeeze, NoAttrs)
     .outputs({"squeezed"})
     .dtypes(ops::AnyDType())
     .dtypes({DType::kInt64}, {1})
+    .host_inputs({1})
     .infer([](const InferCtx& c, const NoAttrs&) { return Spec(View(c, AxesInput(c))); })
     .alias([](const InferCtx& c, const NoAttrs&) { return TensorList{View(c, AxesInput(c))}; })
     .backward(ops::ReshapeGrad{});

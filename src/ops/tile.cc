@@ -75,6 +75,7 @@ SINGA_REGISTER_OP(Tile, NoAttrs)
     .outputs({"output"})
     .dtypes(dtypes::kAll, {0})
     .dtypes({DType::kInt64}, {1})
+    .host_inputs({1})
     .infer(Infer)
     .kernel(Forward) SINGA_CUDA_KERNEL(ForwardCuda, ops::kCudaCopy,
                                        [](const InferCtx& c, const NoAttrs&) {

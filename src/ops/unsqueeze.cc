@@ -47,6 +47,7 @@ SINGA_REGISTER_OP(Unsqueeze, NoAttrs)
     .outputs({"expanded"})
     .dtypes(ops::AnyDType())
     .dtypes({DType::kInt64}, {1})
+    .host_inputs({1})
     .infer([](const InferCtx& c, const NoAttrs&) { return Spec(View(c, ops::ReadInts(c, 1))); })
     .alias([](const InferCtx& c, const NoAttrs&) {
       return TensorList{View(c, ops::ReadInts(c, 1))};

@@ -11,6 +11,9 @@
 #include "op_table.h"
 #include "singa/autograd/autograd.h"
 #include "singa/singa.h"
+#if SINGA_CUDA
+#include "kernels/cuda/cuda.h"
+#endif
 
 namespace singa::testing {
 namespace {
@@ -106,8 +109,17 @@ TEST(Cuda, UnaryKernelsMatchTheCpu) {
 
 TEST(Cuda, BinaryKernelsBroadcastLikeTheCpu) {
   SKIP_WITHOUT_GPU();
-  const std::vector<std::vector<Shape>> shapes = {
-      {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {3, 1}}, {{4}, {2, 3, 4}}, {{}, {5}}, {{0, 3}, {3}}};
+  const std::vector<std::vector<Shape>> shapes = {{{2, 3, 4}, {2, 3, 4}},
+                                                  {{2, 3, 4}, {3, 1}},
+                                                  {{4}, {2, 3, 4}},
+                                                  {{}, {5}},
+                                                  {{0, 3}, {3}},
+                                                  // Read in 16-byte packs: a repeated row (a bias),
+                                                  // one element, dense with a tail after the packs.
+                                                  {{6, 16}, {16}},
+                                                  {{16}, {3, 16}},
+                                                  {{2, 3, 8}, {1}},
+                                                  {{5, 7}, {5, 7}}};
   std::vector<DType> math = kFloats;
   math.push_back(DType::kInt32);
   math.push_back(DType::kInt64);
@@ -136,6 +148,126 @@ TEST(Cuda, WhereAndLogicOnTheGpu) {
     EXPECT_FALSE(FellBack(op)) << op;
   }
   EXPECT_FALSE(FellBack("Where"));
+}
+
+// Where, Clip and the gradients of Relu and Clip over operands read in
+// 16-byte packs (dense, a repeated row, one element), with and without a
+// tail after the packs.
+TEST(Cuda, PackedMasksAndClipsMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  const std::vector<std::vector<Shape>> shapes = {
+      {{4, 16}, {4, 16}, {}}, {{16}, {3, 16}, {3, 16}}, {{5, 7}, {5, 7}, {1}}};
+  std::vector<DType> dtypes = kFloats;
+  dtypes.push_back(DType::kInt64);
+  for (const auto& s : shapes)
+    for (DType dt : dtypes) {
+      const Tensor c =
+          Call1("Greater", {RandomTensor(s[0], DType::kFloat32, 1), Tensor::Scalar<float>(0)});
+      const Tensor a = RandomTensor(s[1], dt, 2, -100, 100),
+                   b = RandomTensor(s[2], dt, 3, -100, 100);
+      ExpectSameOnGpu({Call1("Where", {c.ToDevice(gpu), a.ToDevice(gpu), b.ToDevice(gpu)})},
+                      {Call1("Where", {c, a, b})}, 0, 0, "Where " + std::string(Name(dt)));
+    }
+  const Tensor lo = Tensor::Scalar<float>(-0.5f), hi = Tensor::Scalar<float>(0.5f);
+  for (const Shape& s : {Shape{4, 16}, Shape{7}}) {
+    CheckRow({"Clip", {s}, {}, {DType::kFloat32}, {lo, hi}});
+    CheckGrads("Relu", {s}, {});
+    CheckGrads("Clip", {s}, {{"min", -0.5f}, {"max", 0.5f}}, 1e-4, 1e-4, -1, 6);
+  }
+  for (const char* op : {"Where", "Clip", "ClipGrad"})
+    EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
+}
+
+// Shape and Size read no data: no copy of the input to the host, which
+// would wait for the GPU.
+TEST(Cuda, ShapeAndSizeRunWithoutCopyingTheirInput) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  const Tensor x = Tensor::Zeros({2, 3, 4}, DType::kFloat32, gpu);
+  const Tensor shape = Call1("Shape", {x});
+  EXPECT_EQ(shape.device(), gpu);
+  EXPECT_EQ(shape.ToVector<int64_t>(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(CallOp("Shape", {x}, {{"start", int64_t{1}}}, 15)[0].ToVector<int64_t>(),
+            (std::vector<int64_t>{3, 4}));
+  const Tensor size = Call1("Size", {x});
+  EXPECT_EQ(size.device(), gpu);
+  EXPECT_EQ(size.ToVector<int64_t>(), (std::vector<int64_t>{24}));
+  for (const char* op : {"Shape", "Size"}) EXPECT_FALSE(FellBack(op)) << op << " ran on the CPU";
+}
+
+#if SINGA_CUDA
+// Shape-like inputs on the host (a shape, axes, pads, repeats, split sizes)
+// stay there beside GPU data: reading them copies nothing back from the
+// GPU, which would wait for it.
+TEST(Cuda, HostShapeInputsAreReadWithoutWaitingForTheGpu) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  const Tensor x = RandomTensor({2, 3, 4}, DType::kFloat32, 1);
+  auto ints = [](std::vector<int64_t> v) {
+    return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+  };
+  auto run = [&](const Tensor& in) {
+    TensorList out = {Call1("ReduceSum", {in, ints({1})}),
+                      Call1("ReduceMean", {in, ints({0, 2})}, {{"keepdims", int64_t{0}}}),
+                      Call1("Reshape", {in, ints({6, 4})}),
+                      Call1("Unsqueeze", {in, ints({0})}),
+                      Call1("Squeeze", {Call1("Unsqueeze", {in, ints({1})}), ints({1})}),
+                      Call1("Expand", {Call1("Unsqueeze", {in, ints({0})}), ints({2, 1, 1, 1})}),
+                      Call1("Slice", {in, ints({1}), ints({3}), ints({1})}),
+                      Call1("Tile", {in, ints({1, 2, 1})}),
+                      Call1("Pad", {in, ints({0, 0, 1, 0, 0, 2})})};
+    for (const Tensor& t :
+         CallOp("Split", {in, ints({1, 3})}, {{"axis", int64_t{2}}}, kLatestOpset, 2))
+      out.push_back(t);
+    return out;
+  };
+  const int64_t before = cuda::HostCopies();
+  const TensorList on_gpu = run(x.ToDevice(gpu));
+  EXPECT_EQ(cuda::HostCopies(), before) << "an op read its shape-like input back from the GPU";
+  ExpectSameOnGpu(on_gpu, run(x), 1e-5, 1e-6, "ops with host shape inputs");
+  // A GPU tensor there still works (it is read back).
+  EXPECT_EQ(Call1("Reshape", {x.ToDevice(gpu), ints({4, 6}).ToDevice(gpu)}).shape(), (Shape{4, 6}));
+}
+#endif
+
+// Gather moves whole rows in 16-byte words where the rows allow (an
+// embedding lookup), else element by element; negative indices count from
+// the end.
+TEST(Cuda, GatherMatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const Tensor rows = Tensor::FromVector<int64_t>({2, 3}, {0, 9, -1, 3, 3, -10});
+  const Tensor cols = Tensor::FromVector<int32_t>({4}, {4, 0, -2, 1});
+  CheckRow({"Gather", {{10, 8}}, {{"axis", int64_t{0}}}, kFloats, {rows}});
+  CheckRow({"Gather", {{10, 3}}, {{"axis", int64_t{0}}}, kFloats, {rows}});
+  CheckRow({"Gather", {{2, 5, 3}}, {{"axis", int64_t{1}}}, kFloats, {cols}});
+  CheckRow({"Gather", {{4, 6}}, {{"axis", int64_t{-1}}}, kFloats, {cols}});
+  EXPECT_FALSE(FellBack("Gather"));
+}
+
+// A transposed operand (the backward of a Linear layer: dx = dy w^T, dw =
+// x^T dy) is read in place: the product allocates its output alone.
+TEST(Cuda, MatMulReadsTransposedOperandsInPlace) {
+  SKIP_WITHOUT_GPU();
+  const Device gpu = Device::Cuda(0);
+  const Tensor x = RandomTensor({4, 8}, DType::kFloat32, 1);
+  const Tensor w = RandomTensor({16, 8}, DType::kFloat32, 2);
+  const Tensor dy = RandomTensor({4, 16}, DType::kFloat32, 3);
+  // The three products, over tensors on `d`.
+  auto products = [&](Device d) {
+    const Tensor xd = x.ToDevice(d), wd = w.ToDevice(d), dyd = dy.ToDevice(d);
+    return std::vector<std::pair<Tensor, Tensor>>{{xd, wd.Transpose()},
+                                                  {xd.Transpose(), dyd},
+                                                  {xd, wd.Reshape({1, 16, 8}).Permute({0, 2, 1})}};
+  };
+  const auto on_gpu = products(gpu), on_cpu = products(Device::Cpu());
+  for (size_t i = 0; i < on_gpu.size(); ++i) {
+    const int64_t before = gpu.mem_pool().stats().num_mallocs;
+    const Tensor y = Call1("MatMul", {on_gpu[i].first, on_gpu[i].second});
+    EXPECT_EQ(gpu.mem_pool().stats().num_mallocs - before, 1) << "product " << i;
+    ExpectSameOnGpu({y}, {Call1("MatMul", {on_cpu[i].first, on_cpu[i].second})}, 1e-5, 1e-6,
+                    "MatMul of transposed operands");
+  }
 }
 
 TEST(Cuda, MatrixProductsThroughCublas) {
@@ -167,6 +299,9 @@ TEST(Cuda, SoftmaxReductionsAndCasts) {
     CheckRow({"Softmax", {{3, 4, 50}}, {{"axis", axis}}, kFloats});
     CheckRow({"LogSoftmax", {{3, 4, 50}}, {{"axis", axis}}, kFloats});
   }
+  // Rows in a warp's registers, read in packs where the row length allows.
+  for (const Shape& s : {Shape{3, 1024}, Shape{5, 64}, Shape{4, 8}, Shape{3, 100}})
+    for (const char* op : {"Softmax", "LogSoftmax"}) CheckRow({op, {s}, {}, kFloats});
   // Rows longer than a warp's registers hold: one block per row.
   CheckRow({"Softmax", {{2, 3000}}, {}, kFloats});
   CheckRow({"LogSoftmax", {{2, 3000}}, {}, kFloats});

@@ -236,6 +236,11 @@ class OpSchema {
   // Whether cuda_kernel takes these inputs and attributes (absent: it takes
   // every input of cuda_dtypes); the CPU kernel runs on copies otherwise.
   std::function<bool(const InferCtx&, const void*)> cuda_takes;
+  // Inputs whose values only the host reads (shape inference and every
+  // kernel): Reshape's shape, a reduction's axes. A host tensor there stays
+  // on the host when the op runs on a GPU, where a copy would make each
+  // read wait for the GPU.
+  std::vector<int> host_inputs;
   AliasFn alias;
   BackwardFn backward;
   ExportFn to_onnx;
@@ -314,6 +319,8 @@ class OpSchema {
 
  private:
   void CheckInputs(const InferCtx& ctx) const;
+  // Whether input i, t, is a host tensor of host_inputs (stays on the host).
+  bool HostOnly(int i, const Tensor& t) const;
   int ResolveNumOutputs(int requested, const InferCtx& ctx) const;
 };
 
@@ -516,6 +523,11 @@ class OpBuilder {
       s_->cuda_takes = [takes](const InferCtx& c, const void* a) {
         return takes(c, *static_cast<const A*>(a));
       };
+    return *this;
+  }
+  // Inputs read on the host alone (OpSchema::host_inputs).
+  OpBuilder& host_inputs(std::vector<int> inputs) {
+    s_->host_inputs = std::move(inputs);
     return *this;
   }
   // A plain-loop kernel the fast one is tested against.

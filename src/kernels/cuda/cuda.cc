@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -133,14 +134,23 @@ void BatchedGemm(const Tensor& a, const Tensor& b, const Tensor& c, int64_t batc
   const cublasComputeType_t compute =
       dt == DType::kFloat64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   // Column-major cuBLAS computes c^T = op(b)^T op(a)^T on the row-major buffers.
-  CheckBlas(
-      cublasGemmStridedBatchedEx(
-          h, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-          static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), pa, b.raw_data(),
-          BlasType(dt), static_cast<int>(trans_b ? k : n), stride_b, a.raw_data(), BlasType(dt),
-          static_cast<int>(trans_a ? m : k), stride_a, pb, c.raw_data(), BlasType(dt),
-          static_cast<int>(n), m * n, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
-      "cublasGemmStridedBatchedEx");
+  const cublasOperation_t op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int ldb = static_cast<int>(trans_b ? k : n), lda = static_cast<int>(trans_a ? m : k);
+  if (batch == 1) {  // a single product: cuBLAS picks its kernel for that
+    CheckBlas(
+        cublasGemmEx(h, op_b, op_a, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+                     pa, b.raw_data(), BlasType(dt), ldb, a.raw_data(), BlasType(dt), lda, pb,
+                     c.raw_data(), BlasType(dt), static_cast<int>(n), compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+    return;
+  }
+  CheckBlas(cublasGemmStridedBatchedEx(h, op_b, op_a, static_cast<int>(n), static_cast<int>(m),
+                                       static_cast<int>(k), pa, b.raw_data(), BlasType(dt), ldb,
+                                       stride_b, a.raw_data(), BlasType(dt), lda, stride_a, pb,
+                                       c.raw_data(), BlasType(dt), static_cast<int>(n), m * n,
+                                       static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmStridedBatchedEx");
 }
 
 // A matrix operand as cuBLAS reads it: row-major, or the transpose of a
@@ -154,6 +164,13 @@ Matrix MatrixOf(const Tensor& t, bool trans) {
   if (t.ndim() == 2 && !t.is_contiguous() && t.strides()[0] == 1 && t.strides()[1] == t.dim(0))
     return {t, !trans};
   return {t.Contiguous(), trans};
+}
+// t, whose dimensions but the last two are 1, as a [rows, cols] matrix: a
+// view (a transposed one too, which MatrixOf reads in place), not the copy
+// that Reshape makes of a non-contiguous tensor.
+Tensor AsMatrix(Tensor t, int64_t rows, int64_t cols) {
+  while (t.ndim() > 2 && t.dim(0) == 1) t = t.Squeeze(0);
+  return t.ndim() == 2 ? t : t.Reshape({rows, cols});
 }
 
 }  // namespace
@@ -198,6 +215,12 @@ std::string DeviceName(int index) {
 
 bool CopyDType(DType dtype) { return kernels::CopyDType(static_cast<int>(dtype)); }
 
+namespace {
+std::atomic<int64_t> g_host_copies{0};
+}  // namespace
+
+int64_t HostCopies() { return g_host_copies.load(std::memory_order_relaxed); }
+
 void Copy(const Tensor& src, const Tensor& dst) {
   SINGA_CHECK(CopyDType(src.dtype()) && CopyDType(dst.dtype()), DTypeError,
               "CUDA: cannot copy " << src.ToString() << " to " << dst.ToString()
@@ -223,6 +246,7 @@ void Copy(const Tensor& src, const Tensor& dst) {
   }
   // GPU to host (or to another GPU through the host): a dense GPU copy in
   // dst's dtype, one transfer, then the host's strided write.
+  g_host_copies.fetch_add(1, std::memory_order_relaxed);
   Tensor d = src;
   if (!(src.is_contiguous() && src.dtype() == dst.dtype() && src.shape() == dst.shape())) {
     d = Tensor(dst.shape(), dst.dtype(), src.device());
@@ -330,7 +354,7 @@ void MatMul(const Tensor& a, const Tensor& b, const Tensor& c) {
                      int64_t& stride) {
     if (NumElements(tb) == 1) {
       stride = 0;
-      return MatrixOf(t.Reshape({rows, cols}), false);
+      return MatrixOf(AsMatrix(t, rows, cols), false);
     }
     Shape full = batch;
     full.push_back(rows);
@@ -342,7 +366,7 @@ void MatMul(const Tensor& a, const Tensor& b, const Tensor& c) {
   // features]): one product of [count * m, k] rows instead of a batch with a
   // repeated operand, which cuBLAS runs with slower kernels.
   if (NumElements(bbatch) == 1 && a2.is_contiguous() && abatch == batch) {
-    const Matrix bd = MatrixOf(b2.Reshape({k, n}), false);
+    const Matrix bd = MatrixOf(AsMatrix(b2, k, n), false);
     BatchedGemm(a2, bd.t, c, 1, count * m, n, k, false, bd.trans, 0, 0, 1.0f, 0.0f);
     return;
   }

@@ -39,6 +39,9 @@ bool CopyDType(DType dtype);
 // dst = src converted to dst's dtype and broadcast to dst's shape; either may
 // be on the host. A copy to the host waits for the GPU.
 void Copy(const Tensor& src, const Tensor& dst);
+// Copies from a GPU to the host so far in this process; each waits for the
+// GPU's queued work, which stalls the host's queueing of more.
+int64_t HostCopies();
 void Fill(const Tensor& dst, double value);
 
 // y = op(x): float dtypes.

@@ -18,15 +18,18 @@ __device__ __forceinline__ int64_t IndexAt(const void* p, bool i64, int64_t j) {
   return i64 ? static_cast<const int64_t*>(p)[j] : static_cast<const int32_t*>(p)[j];
 }
 
-// Elements are moved as opaque words of sizeof(W) bytes.
-template <class W>
-__global__ void GatherKernel(const W* x, const void* idx, bool i64, W* y, int64_t total, int64_t n,
-                             int64_t m, int64_t inner) {
-  SINGA_GRID_LOOP(e, total) {
-    const int64_t i = e % inner, j = (e / inner) % m, o = e / (inner * m);
+// Elements are moved as opaque words of sizeof(W) bytes (up to 16: several
+// elements at once where the gathered slices allow); I is the index
+// arithmetic's type, 32 bits where every offset fits.
+template <class W, class I>
+__global__ void GatherKernel(const W* x, const void* idx, bool i64, W* y, I total, I n, I m,
+                             I inner) {
+  SINGA_GRID_LOOP(e64, total) {
+    const I e = static_cast<I>(e64);
+    const I i = e % inner, r = e / inner, j = r % m, o = r / m;
     int64_t k = IndexAt(idx, i64, j);
     if (k < 0) k += n;
-    y[e] = k >= 0 && k < n ? x[(o * n + k) * inner + i] : W{};
+    y[e] = k >= 0 && k < n ? x[(o * n + static_cast<I>(k)) * inner + i] : W{};
   }
 }
 
@@ -62,16 +65,31 @@ __global__ void NllKernel(const T* lp, const void* target, bool i64, const T* we
 
 void Gather(const void* x, int element_bytes, const void* indices, int index_dtype, void* y,
             int64_t outer, int64_t n, int64_t m, int64_t inner, void* stream) {
-  const int64_t total = outer * m * inner;
-  if (total == 0) return;
+  if (outer * m * inner == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
   const bool i64 = index_dtype == kI64;
-  auto run = [&](auto word) {
-    using W = decltype(word);
-    GatherKernel<W><<<Blocks(total), kThreads, 0, s>>>(static_cast<const W*>(x), indices, i64,
-                                                       static_cast<W*>(y), total, n, m, inner);
+  // The widest word that divides a gathered slice and both buffers' alignment.
+  const int64_t bytes = inner * element_bytes;
+  int word = 16;
+  while (word > element_bytes && (bytes % word != 0 || reinterpret_cast<uintptr_t>(x) % word != 0 ||
+                                  reinterpret_cast<uintptr_t>(y) % word != 0))
+    word /= 2;
+  inner = bytes / word;
+  const int64_t total = outer * m * inner;
+  const bool small = total < (int64_t{1} << 31) && outer * n * inner < (int64_t{1} << 31);
+  auto run = [&](auto w) {
+    using W = decltype(w);
+    const auto* px = static_cast<const W*>(x);
+    auto* py = static_cast<W*>(y);
+    if (small)
+      GatherKernel<W, uint32_t><<<Blocks(total), kThreads, 0, s>>>(
+          px, indices, i64, py, static_cast<uint32_t>(total), static_cast<uint32_t>(n),
+          static_cast<uint32_t>(m), static_cast<uint32_t>(inner));
+    else
+      GatherKernel<W, int64_t>
+          <<<Blocks(total), kThreads, 0, s>>>(px, indices, i64, py, total, n, m, inner);
   };
-  switch (element_bytes) {
+  switch (word) {
     case 1:
       run(uint8_t{});
       break;
@@ -83,6 +101,9 @@ void Gather(const void* x, int element_bytes, const void* indices, int index_dty
       break;
     case 8:
       run(uint64_t{});
+      break;
+    case 16:
+      run(uint4{});
       break;
     default:
       throw std::runtime_error("CUDA Gather: elements of " + std::to_string(element_bytes) +
