@@ -48,6 +48,14 @@ TEST(Cuda, TensorsMoveBetweenHostAndGpu) {
   EXPECT_EQ(x.Transpose().ToVector<float>(), (std::vector<float>{1, 4.5f, -2, 5, 3, 6}));
   EXPECT_EQ(x.Transpose().Contiguous().ToDevice(Device::Cpu()).ToVector<float>(),
             (std::vector<float>{1, 4.5f, -2, 5, 3, 6}));
+  // Up to 1 KiB travels inside a kernel launch, more through cudaMemcpyAsync.
+  for (int64_t n : {1, 3, 255, 256, 257, 4096}) {
+    std::vector<float> values(n);
+    for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(i) - 0.5f;
+    EXPECT_EQ(Tensor::FromVector<float>({n}, values, gpu).ToVector<float>(), values) << n;
+  }
+  EXPECT_EQ(Tensor::FromVector<int8_t>({3}, {1, -2, 3}, gpu).ToVector<int8_t>(),
+            (std::vector<int8_t>{1, -2, 3}));
   Tensor host_view = Tensor::FromVector<float>({2, 3}, v).Transpose();
   EXPECT_EQ(host_view.ToDevice(gpu).ToVector<float>(), host_view.ToVector<float>());
   // Conversions on the GPU.

@@ -238,9 +238,13 @@ void Copy(const Tensor& src, const Tensor& dst) {
     }
     Tensor d = dst.is_contiguous() ? dst : Tensor(dst.shape(), dst.dtype(), dst.device());
     cudaStream_t s = StreamOf(d);
-    // From pageable memory the call returns once the source is staged.
-    Check(cudaMemcpyAsync(d.raw_data(), h.raw_data(), d.nbytes(), cudaMemcpyHostToDevice, s),
-          "cudaMemcpyAsync (to the GPU)");
+    // A few bytes (a constant, a shape) travel in a kernel launch; more from
+    // pageable memory wait for the stream's queued work before the copy.
+    if (static_cast<int64_t>(d.nbytes()) <= kernels::kInlineBytes)
+      kernels::CopyInline(h.raw_data(), static_cast<int64_t>(d.nbytes()), d.raw_data(), s);
+    else
+      Check(cudaMemcpyAsync(d.raw_data(), h.raw_data(), d.nbytes(), cudaMemcpyHostToDevice, s),
+            "cudaMemcpyAsync (to the GPU)");
     if (!dst.is_contiguous()) Copy(d, dst);
     return;
   }

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -256,6 +257,13 @@ int Bytes(int code) {
 template <class TI, class TO>
 __global__ void CopyKernel(const TI* src, Index ix, Strides ss, TO* dst, Strides ds, int64_t n) {
   SINGA_GRID_LOOP(i, n) dst[At(i, ix, ds)] = Convert<TO>(src[At(i, ix, ss)]);
+}
+
+struct InlineBytes {
+  unsigned char b[kInlineBytes];
+};
+__global__ void InlineCopyKernel(InlineBytes src, unsigned char* dst, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) dst[i] = src.b[i];
 }
 
 template <class T>
@@ -888,6 +896,16 @@ void Copy(const View& src, const View& dst, void* stream) {
     });
   }
   Check(cudaGetLastError(), "copy kernel");
+}
+
+void CopyInline(const void* host, int64_t bytes, void* dst, void* stream) {
+  if (bytes == 0) return;
+  if (bytes > kInlineBytes) throw std::runtime_error("CopyInline: more than kInlineBytes");
+  InlineBytes p;
+  std::memcpy(p.b, host, static_cast<size_t>(bytes));
+  InlineCopyKernel<<<1, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      p, static_cast<unsigned char*>(dst), static_cast<int>(bytes));
+  Check(cudaGetLastError(), "inline copy kernel");
 }
 
 void Fill(const View& dst, double value, void* stream) {

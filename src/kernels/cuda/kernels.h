@@ -46,6 +46,11 @@ bool CopyDType(int dtype);
 
 // dst[i] = convert(src[i]) over dst's shape; src has dst's rank.
 void Copy(const View& src, const View& dst, void* stream);
+// Up to kInlineBytes of host memory to the GPU inside a kernel launch's
+// parameters: queued like a kernel, where a copy from pageable host memory
+// (cudaMemcpyAsync) first waits for the stream's queued work.
+constexpr int64_t kInlineBytes = 1024;
+void CopyInline(const void* host, int64_t bytes, void* dst, void* stream);
 void Fill(const View& dst, double value, void* stream);
 // y = op(x) with parameters alpha, beta (LeakyRelu's slope, Selu's scale).
 void UnaryOp(Unary op, const View& x, const View& y, float alpha, float beta, void* stream);
