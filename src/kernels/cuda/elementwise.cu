@@ -528,7 +528,7 @@ __global__ void WhereKernel(const bool* cond, Strides cs, const T* a, Strides as
                             Strides bs, Index ix, T* c, int64_t n) {
   SINGA_GRID_LOOP(i, n) c[i] = cond[At(i, ix, cs)] ? a[At(i, ix, as)] : b[At(i, ix, bs)];
 }
-// Where over packable operands (as ArithPackedKernel): a gradient mask.
+// Where over packable operands (as BinaryPackedKernel): a gradient mask.
 template <class T, int L>
 __global__ void WherePackedKernel(const bool* cond, Strides cs, const T* a, Strides as, const T* b,
                                   Strides bs, bool small, T* c, int64_t n) {
