@@ -116,11 +116,14 @@ int64_t Numel(const View& v) {
   return n;
 }
 
-__device__ __forceinline__ int64_t At(int64_t i, const Index& ix, const Strides& s) {
+// Element i's offset in an operand that is dense, or a dense block repeated
+// over leading dimensions (Strides::mod; a single element is mod 1).
+__device__ __forceinline__ int64_t Flat(int64_t i, const Strides& s, bool small) {
   if (s.dense) return i;
-  if (s.mod > 0)
-    return ix.small ? static_cast<uint32_t>(i) % static_cast<uint32_t>(s.mod) : i % s.mod;
-  return Offset(i, ix, s.s);
+  return small ? static_cast<uint32_t>(i) % static_cast<uint32_t>(s.mod) : i % s.mod;
+}
+__device__ __forceinline__ int64_t At(int64_t i, const Index& ix, const Strides& s) {
+  return s.dense || s.mod > 0 ? Flat(i, s, ix.small) : Offset(i, ix, s.s);
 }
 
 // ---- packed access ----------------------------------------------------------
@@ -133,12 +136,6 @@ struct alignas(sizeof(T) * L) Vec {
   T v[L];
 };
 
-// Element i's offset in an operand that is dense, or a dense block repeated
-// over leading dimensions (Strides::mod; a single element is mod 1).
-__device__ __forceinline__ int64_t Flat(int64_t i, const Strides& s, bool small) {
-  if (s.dense) return i;
-  return small ? static_cast<uint32_t>(i) % static_cast<uint32_t>(s.mod) : i % s.mod;
-}
 // Elements i .. i + L - 1 (i a multiple of L) of such an operand.
 template <int L, class T>
 __device__ __forceinline__ Vec<T, L> LoadVec(const T* p, int64_t i, const Strides& s, bool small) {
@@ -803,12 +800,14 @@ __global__ void ClipGradKernel(const T* dy, const T* x, const T* lo, const T* hi
       [&](int64_t i) { dx[i] = bounds.Passes(static_cast<A>(x[i])) ? dy[i] : zero; });
 }
 
+bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 // Calls f with the pack width for dense buffers of T: 16 bytes where every
 // pointer is aligned to it, else one element.
 template <class T, class F>
 void WithLanes(std::initializer_list<const void*> ptrs, F&& f) {
   bool aligned = true;
-  for (const void* p : ptrs) aligned &= reinterpret_cast<uintptr_t>(p) % 16 == 0;
+  for (const void* p : ptrs) aligned &= Aligned16(p);
   if (aligned)
     f(std::integral_constant<int, 16 / sizeof(T)>{});
   else
@@ -932,8 +931,6 @@ void Fill(const View& dst, double value, void* stream) {
   });
   Check(cudaGetLastError(), "fill kernel");
 }
-
-bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // Whether an operand can be read in packs of `lanes` elements of `bytes`
 // each (LoadVec): one element, or dense or a repeated block of whole packs,
